@@ -1,0 +1,39 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// stack: photo-stacking batch processor.
+/// Dependencies point one way: stack → Stacker → Registration → C shims.
+let package = Package(
+    name: "stack",
+    products: [
+        .library(name: "Stacker", targets: ["Stacker"]),
+        .library(name: "Registration", targets: ["Registration"]),
+        .library(name: "SceneGen", targets: ["SceneGen"]),
+        .executable(name: "stack", targets: ["stack"]),
+        .executable(name: "make-scene", targets: ["make-scene"]),
+    ],
+    targets: [
+        // System libraries (apt providers declared so SwiftPM can suggest the install).
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas",
+                       providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
+                       providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+
+        .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
+        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG"]),
+        .executableTarget(name: "stack", dependencies: ["Stacker"]),
+
+        .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),
+        .executableTarget(name: "make-scene", dependencies: ["SceneGen", "Stacker"],
+                          path: "Samples/SceneGen/make-scene"),
+
+        .testTarget(name: "RegistrationTests", dependencies: ["Registration"]),
+        .testTarget(name: "StackerTests", dependencies: ["Stacker", "Registration", "SceneGen"]),
+        .testTarget(name: "StackCLITests", dependencies: ["Stacker", "SceneGen"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

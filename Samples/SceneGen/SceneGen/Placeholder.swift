@@ -1,0 +1,2 @@
+/// Synthetic bursts with ground truth (in progress).
+public enum SceneGenPlaceholder {}

@@ -1,0 +1,1 @@
+print("make-scene: in progress")

@@ -1,0 +1,2 @@
+import Stacker
+print("stack: in progress")

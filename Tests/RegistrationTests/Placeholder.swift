@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholderRegistrationTests() { #expect(Bool(true)) }

@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholderStackerTests() { #expect(Bool(true)) }
