@@ -1,2 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Stacker
-print("stack: in progress")
+
+/// Entry point: parse → validate → run; maps failures to the documented exit codes.
+func runStack(_ arguments: [String]) -> ExitCode {
+    let action: StackCommand.Action
+    do {
+        action = try StackCommand.parse(arguments)
+    } catch {
+        let t = Terminal(quiet: true)
+        t.line("stack: error: \(error)")
+        t.line("Usage: \(StackCommand.usage)")
+        t.line("  See 'stack --help' for more information.")
+        return .usage
+    }
+    switch action {
+    case .help:
+        print(StackCommand.help)
+        return .success
+    case .version:
+        print("stack \(StackCommand.version)")
+        return .success
+    case .run(let settings):
+        let terminal = Terminal(quiet: settings.quiet)
+        do {
+            try stackFrames(settings, terminal: terminal)
+            return .success
+        } catch let error as StackerError {
+            terminal.clearProgress()
+            terminal.line("stack: error: \(error)")
+            return error == .interrupted ? .interrupted : .failure
+        } catch {
+            terminal.clearProgress()
+            terminal.line("stack: error: \(error)")
+            return .failure
+        }
+    }
+}
+
+/// Runs the pipeline, writes the output (and report), prints warnings and a summary.
+func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
+    let implicitOutput = settings.output == nil
+    let output = settings.output ?? OutputPath.implicit(firstInput: settings.inputs[0])
+    try OutputPath.refuseOverwritingInputs(output: output, inputs: settings.inputs)
+    if let report = settings.report {
+        try OutputPath.refuseOverwritingInputs(output: report, inputs: settings.inputs)
+        guard report != output else {
+            throw StackerError.invalidInput(path: report, reason: "the report and the output are the same file")
+        }
+    }
+    Signals.install()
+    var options = settings.options
+    options.temporaryDirectory = AtomicFile.folder(of: output)
+    var result = try StackPipeline.run(paths: settings.inputs, options: options) { p in
+        let name = p.path.map { " " + $0 } ?? ""
+        terminal.progress("stack: \(p.stage.rawValue) \(p.completed)/\(p.total)\(name)")
+    }
+    terminal.clearProgress()
+    if !settings.quiet { for w in result.warnings { terminal.line("stack: warning: \(w)") } }
+
+    let start = ContinuousClock.now
+    let format = ImageFormat.fromExtension(of: output) ?? .jpeg
+    var encode = EncodeOptions(quality: settings.quality)
+    encode.bitDepth = format == .png ? (settings.depth ?? result.referenceBitDepth) : 8
+    encode.exif = format == .jpeg ? result.referenceExif : nil
+    try ImageFile.write(result.image, to: output, options: encode)
+    let d = ContinuousClock.now - start
+    result.timings.encode = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    result.timings.total += result.timings.encode
+    if let reportPath = settings.report {
+        try StackReport(result: result, options: options, outputPath: output).write(to: reportPath)
+    }
+    if !settings.quiet {
+        let used = result.frames.filter(\.used).count
+        let note = implicitOutput ? " (no --output given)" : ""
+        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(options.mode.rawValue)")
+    }
+}
+
+exit(runStack(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -16,7 +16,7 @@ public enum AtomicFile {
         guard fd >= 0 else {
             throw StackerError.writeFailed(path: path, reason: "cannot create a temporary file in \(dir): \(errnoText())")
         }
-        let tmp = String(cString: template)
+        let tmp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         TemporaryFiles.shared.register(tmp)
         defer { TemporaryFiles.shared.unregister(tmp) }
         var ok = false
@@ -50,6 +50,9 @@ public enum AtomicFile {
         }
         ok = true
     }
+
+    /// The folder that holds `path` (`"."` for a bare name); temporary files go there.
+    public static func folder(of path: String) -> String { split(path).dir }
 
     /// Splits a path into its folder ("." when none) and last component.
     static func split(_ path: String) -> (dir: String, name: String) {

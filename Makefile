@@ -1,0 +1,59 @@
+# stack — the README's commands. `make demo` and `make test` work on a fresh
+# Debian 12 / Ubuntu machine with only the Swift toolchain installed: they
+# install the C libraries first (as root; otherwise they print the command).
+
+APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev
+SWIFT        ?= swift
+DEMO_OUT     ?= out/street-stacked.jpg
+export OPENBLAS_NUM_THREADS ?= 1
+
+.PHONY: all deps build release demo test bench clean
+
+all: build
+
+## deps: install the missing apt packages (root), or print the command to do it.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "Installing:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "Missing packages:$$missing"; \
+	    echo "Run: sudo apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+## build: debug build of everything.
+build: deps
+	$(SWIFT) build
+
+## release: optimised build of the stack and make-scene executables.
+release: deps
+	$(SWIFT) build -c release --product stack
+	$(SWIFT) build -c release --product make-scene
+
+## demo: stack the bundled sample burst and say where the result is.
+demo: release
+	@mkdir -p $(dir $(DEMO_OUT))
+	@bin=$$($(SWIFT) build -c release --show-bin-path); \
+	"$$bin/stack" --mode average --output $(DEMO_OUT) --report $(basename $(DEMO_OUT)).json Samples/street/frame_*.jpg && \
+	echo "Stacked image: $(abspath $(DEMO_OUT))  (report: $(abspath $(basename $(DEMO_OUT)).json))"
+
+## test: build everything and run all test suites.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## bench: release build and the benchmark suite (large images; slow).
+bench: deps
+	$(SWIFT) build -c release
+	@bin=$$($(SWIFT) build -c release --show-bin-path); "$$bin/stack-bench"
+
+clean:
+	rm -rf .build out

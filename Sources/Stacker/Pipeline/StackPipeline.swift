@@ -1,0 +1,169 @@
+import Registration
+import Synchronization
+
+/// The stacking pipeline: decode → register → warp → combine, as in DESIGN.md.
+///
+/// Frames are decoded, registered and warped concurrently (at most
+/// `options.threads` at a time) and folded in input order, so the output does
+/// not depend on the thread count. The average path streams: it holds the
+/// accumulators plus the frames in flight, never the whole burst.
+public enum StackPipeline {
+    /// Stacks the frames at `paths` onto the grid of the reference frame.
+    /// - Parameters:
+    ///   - paths: input files (JPEG or PNG), at least two.
+    ///   - options: mode, alignment, reference, threads, limits.
+    ///   - progress: called (from any thread) as frames finish.
+    /// - Returns: the stacked image and a record per frame.
+    /// - Throws: `StackerError` naming the offending file.
+    public static func run(paths: [String], options: StackOptions,
+                           progress: @Sendable (StackProgress) -> Void = { _ in }) throws -> StackResult {
+        let start = ContinuousClock.now
+        guard paths.count >= 2 else {
+            throw StackerError.invalidInput(path: paths.first ?? "",
+                                            reason: paths.isEmpty ? "no frames given" : "need at least two frames to stack, got one")
+        }
+        guard options.referenceIndex >= 0 && options.referenceIndex < paths.count else {
+            throw StackerError.invalidInput(path: "", reason: "reference index \(options.referenceIndex) is out of range 0…\(paths.count - 1)")
+        }
+        let threads = max(1, options.threads)
+        let timings = Mutex(StageTimings())
+
+        // The reference fixes the grid, the channel count and the registrar.
+        let refPath = paths[options.referenceIndex]
+        let (reference, decodeSeconds) = try measure { try ImageFile.read(refPath) }
+        timings.withLock { $0.decode += decodeSeconds }
+        let width = reference.image.width, height = reference.image.height
+        let channels = reference.image.channels
+        let registrar: TranslationRegistrar?
+        if options.alignment == .translation {
+            var topts = TranslationOptions()
+            topts.minimumScore = options.minimumScore
+            let (r, seconds) = try measure {
+                try wrapRegistration(refPath) { try TranslationRegistrar(reference: reference.image.luma, options: topts) }
+            }
+            registrar = r
+            timings.withLock { $0.register += seconds }
+        } else {
+            registrar = nil
+        }
+
+        /// One frame made ready for the kernel.
+        struct Prepared: Sendable {
+            var report: FrameReport
+            var planes: [Plane]?
+            var coverage: Plane?
+        }
+
+        let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
+            let path = paths[index]
+            do {
+                let decoded: DecodedImage
+                if index == options.referenceIndex {
+                    decoded = reference
+                } else {
+                    let (d, seconds) = try measure { try ImageFile.read(path) }
+                    timings.withLock { $0.decode += seconds }
+                    decoded = d
+                }
+                let image = decoded.image
+                guard image.width == width, image.height == height else {
+                    throw StackerError.invalidInput(path: path, reason: "frame is \(image.width)×\(image.height), the reference \(refPath) is \(width)×\(height)")
+                }
+                guard image.channels == channels else {
+                    throw StackerError.invalidInput(path: path, reason: "frame has \(image.channels) channel(s), the reference \(refPath) has \(channels)")
+                }
+                var report = FrameReport(path: path)
+                if index == options.referenceIndex || registrar == nil {
+                    report.score = 1
+                    report.used = true
+                    return .success(Prepared(report: report, planes: image.planes, coverage: nil))
+                }
+                let (estimate, regSeconds) = try measure {
+                    try wrapRegistration(path) { try registrar!.estimate(image.luma) }
+                }
+                timings.withLock { $0.register += regSeconds }
+                report.transform = .translation(dx: estimate.dx, dy: estimate.dy)
+                report.score = estimate.score.isFinite ? estimate.score : 0
+                guard report.score >= options.minimumScore else {
+                    report.reason = "registration score \(format(report.score)) is below the threshold \(format(options.minimumScore))"
+                    return .success(Prepared(report: report))
+                }
+                report.used = true
+                let (warped, warpSeconds) = measure {
+                    Warper.warp(image.planes, by: report.transform, width: width, height: height,
+                                interpolation: options.interpolation)
+                }
+                timings.withLock { $0.warp += warpSeconds }
+                return .success(Prepared(report: report, planes: warped.planes, coverage: warped.coverage))
+            } catch let error as StackerError {
+                return .failure(error)
+            } catch {
+                return .failure(.unreadable(path: path, reason: "\(error)"))
+            }
+        }
+
+        var reports: [FrameReport] = []
+        var warnings: [String] = []
+        var accumulator = AverageAccumulator(width: width, height: height, channels: channels)
+        // Work in waves of `threads` frames: concurrent preparation, ordered fold.
+        var done = 0
+        var waveStart = 0
+        while waveStart < paths.count {
+            let waveEnd = min(paths.count, waveStart + threads)
+            let first = waveStart
+            let wave = parallelMap(waveEnd - first, threads: threads) { prepare(first + $0) }
+            for outcome in wave {
+                let prepared = try outcome.get()
+                if let planes = prepared.planes {
+                    let (_, seconds) = measure {
+                        accumulator.add(planes, coverage: prepared.coverage, weight: Float(prepared.report.weight))
+                    }
+                    timings.withLock { $0.stack += seconds }
+                } else if let reason = prepared.report.reason {
+                    warnings.append("\(prepared.report.path): skipped: \(reason)")
+                }
+                reports.append(prepared.report)
+                done += 1
+                progress(StackProgress(stage: .aligning, completed: done, total: paths.count, path: prepared.report.path))
+            }
+            waveStart = waveEnd
+        }
+        let used = reports.filter(\.used).count
+        guard used >= 2 else {
+            throw StackerError.stackingFailed(path: "", reason: "only \(used) of \(paths.count) frames could be registered; at least two are needed")
+        }
+        var result = StackResult(
+            image: Image(width: width, height: height, planes: accumulator.mean),
+            frames: reports, referenceIndex: options.referenceIndex,
+            referenceExif: reference.exif, referenceBitDepth: reference.bitDepth,
+            timings: timings.withLock { $0 }, warnings: warnings)
+        result.timings.total = seconds(since: start)
+        return result
+    }
+
+    /// Turns a registration failure into a StackerError about `path`.
+    private static func wrapRegistration<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as RegistrationError {
+            throw StackerError.stackingFailed(path: path, reason: "registration failed: \(e.description)")
+        }
+    }
+}
+
+/// Runs `body` and returns its value and the wall-clock seconds it took.
+func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+    let start = ContinuousClock.now
+    let value = try body()
+    return (value, seconds(since: start))
+}
+
+/// Seconds elapsed since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let d = ContinuousClock.now - start
+    return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+}
+
+/// A score or threshold printed with three decimals.
+func format(_ x: Double) -> String {
+    let scaled = (x * 1000).rounded() / 1000
+    return "\(scaled)"
+}

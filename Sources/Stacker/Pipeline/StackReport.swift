@@ -1,0 +1,84 @@
+/// The JSON run report (`--report FILE.json`), version 1 of the contract in
+/// DESIGN.md. Keys are written in a fixed order so reports diff cleanly.
+public struct StackReport: Sendable {
+    /// The run's outcome.
+    public var result: StackResult
+    /// The options it ran with.
+    public var options: StackOptions
+    /// The output path as written.
+    public var outputPath: String
+
+    /// A report of `result` written to `outputPath` with `options`.
+    public init(result: StackResult, options: StackOptions, outputPath: String) {
+        self.result = result
+        self.options = options
+        self.outputPath = outputPath
+    }
+
+    /// The report as pretty-printed JSON text.
+    public var json: String {
+        var out = "{\n"
+        out += "  \"version\": 1,\n"
+        out += "  \"mode\": \(JSONText.string(options.mode.rawValue)),\n"
+        out += "  \"align\": \(JSONText.string(options.alignment.rawValue)),\n"
+        out += "  \"reference\": \(result.referenceIndex),\n"
+        out += "  \"output\": \(JSONText.string(outputPath)),\n"
+        out += "  \"width\": \(result.image.width),\n"
+        out += "  \"height\": \(result.image.height),\n"
+        out += "  \"frames\": [\n"
+        for (i, f) in result.frames.enumerated() {
+            let rows = f.transform.rows.map { "[" + $0.map(JSONText.number).joined(separator: ", ") + "]" }
+            out += "    { \"path\": \(JSONText.string(f.path)), \"dx\": \(JSONText.number(f.dx)), \"dy\": \(JSONText.number(f.dy)),\n"
+            out += "      \"transform\": [\(rows.joined(separator: ", "))],\n"
+            out += "      \"score\": \(JSONText.number(f.score)), \"used\": \(f.used), "
+            out += "\"reason\": \(f.reason.map(JSONText.string) ?? "null"), \"weight\": \(JSONText.number(f.weight))"
+            if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
+            out += " }\(i + 1 < result.frames.count ? "," : "")\n"
+        }
+        out += "  ],\n"
+        let t = result.timings
+        out += "  \"timings\": { \"decode\": \(JSONText.number(t.decode)), \"register\": \(JSONText.number(t.register)), "
+        out += "\"warp\": \(JSONText.number(t.warp)), \"stack\": \(JSONText.number(t.stack)), "
+        out += "\"encode\": \(JSONText.number(t.encode)), \"total\": \(JSONText.number(t.total)) }\n"
+        out += "}\n"
+        return out
+    }
+
+    /// Writes the report atomically to `path`.
+    public func write(to path: String) throws {
+        try AtomicFile.write(Array(json.utf8), to: path)
+    }
+}
+
+/// Minimal JSON scalar formatting.
+enum JSONText {
+    /// A JSON string literal with the required escapes.
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// A JSON number, rounded to 6 decimals; non-finite values become null.
+    static func number(_ x: Double) -> String {
+        guard x.isFinite else { return "null" }
+        let r = (x * 1e6).rounded() / 1e6
+        if r == r.rounded() && abs(r) < 1e15 { return String(Int64(r)) }
+        return "\(r)"
+    }
+}

@@ -1,0 +1,150 @@
+import Stacker
+
+/// The `stack` command: parse → validate → run, as swift-argument-parser does.
+struct StackCommand {
+    /// The program version printed by `--version`.
+    static let version = "0.1.0"
+
+    /// One-line abstract shown at the top of help.
+    static let abstract = "Align a burst of frames and stack them into one clean image."
+
+    /// Every option, in help order.
+    static let specs: [OptionSpec] = [
+        OptionSpec(names: ["--mode"], valueName: "mode",
+                   help: "average | median | mode | sigma-clip (default: average)"),
+        OptionSpec(names: ["--align"], valueName: "model",
+                   help: "translation | none (default: translation)"),
+        OptionSpec(names: ["--reference"], valueName: "index",
+                   help: "index of the reference frame, from 0 (default: 0)"),
+        OptionSpec(names: ["--output", "-o"], valueName: "file",
+                   help: "output .jpg/.jpeg or .png (default: stacked.<ext of first frame>, never replacing a file)"),
+        OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG quality (default: 95)"),
+        OptionSpec(names: ["--depth"], valueName: "8|16",
+                   help: "PNG bits per sample (default: that of the reference frame)"),
+        OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
+        OptionSpec(names: ["--min-score"], valueName: "score",
+                   help: "skip frames whose registration score is below this (default: \(StackOptions().minimumScore))"),
+        OptionSpec(names: ["--threads"], valueName: "n", help: "worker threads (default: number of cores)"),
+        OptionSpec(names: ["--quiet", "-q"], valueName: nil, help: "no progress line, warnings or summary"),
+        OptionSpec(names: ["--help", "-h"], valueName: nil, help: "show this help"),
+        OptionSpec(names: ["--version"], valueName: nil, help: "show the version"),
+    ]
+
+    /// The USAGE line.
+    static let usage = "stack [--mode <mode>] [--align <model>] [--reference <index>] [--output <file>] [<options>] <frame> <frame> ..."
+
+    /// The full help text (stdout).
+    static var help: String {
+        """
+        OVERVIEW: \(abstract)
+
+        Every frame is registered to the reference frame by subpixel phase
+        correlation, resampled onto its grid (bicubic), and combined per pixel.
+
+        USAGE: \(usage)
+
+        ARGUMENTS:
+          <frame>                             input frames (JPEG or PNG), at least two
+
+        OPTIONS:
+        \(optionsHelp(specs))
+        EXIT CODES:
+          0 done; 1 the work failed (unreadable input, too few frames registered,
+          write failed); 2 usage error; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+
+        EXAMPLES:
+          stack --mode average burst/*.jpg
+          stack --output clean.jpg --report run.json burst/*.jpg
+        """
+    }
+
+    /// What the CLI layer needs beyond the pipeline options.
+    struct Settings {
+        var options = StackOptions()
+        var inputs: [String] = []
+        var output: String?
+        var report: String?
+        var quality = 95
+        var depth: Int?
+        var quiet = false
+    }
+
+    /// What `parse` decided to do.
+    enum Action {
+        case help, version, run(Settings)
+    }
+
+    /// Parses and validates the arguments; throws `UsageError` on any mistake.
+    static func parse(_ arguments: [String]) throws -> Action {
+        let args = try parseArguments(arguments, specs: specs)
+        if args.flags.contains("--help") { return .help }
+        if args.flags.contains("--version") { return .version }
+        var s = Settings()
+        s.quiet = args.flags.contains("--quiet")
+        if let v = args["--mode"] {
+            guard let mode = StackMode(rawValue: v) else {
+                throw UsageError(description: "unknown --mode '\(v)' (expected average, median, mode or sigma-clip)")
+            }
+            guard mode == .average else {
+                throw UsageError(description: "--mode \(v) is not available in this build yet (only average)")
+            }
+            s.options.mode = mode
+        }
+        if let v = args["--align"] {
+            guard let a = Alignment(rawValue: v) else {
+                throw UsageError(description: "unknown --align '\(v)' (expected translation or none)")
+            }
+            s.options.alignment = a
+        }
+        if let v = args["--reference"] {
+            guard let n = Int(v), n >= 0 else {
+                throw UsageError(description: "--reference needs a frame index ≥ 0, got '\(v)'")
+            }
+            s.options.referenceIndex = n
+        }
+        if let v = args["--quality"] {
+            guard let q = Int(v), (1...100).contains(q) else {
+                throw UsageError(description: "--quality needs a whole number from 1 to 100, got '\(v)'")
+            }
+            s.quality = q
+        }
+        if let v = args["--depth"] {
+            guard let d = Int(v), d == 8 || d == 16 else {
+                throw UsageError(description: "--depth needs 8 or 16, got '\(v)'")
+            }
+            s.depth = d
+        }
+        if let v = args["--min-score"] {
+            guard let x = Double(v), x >= 0, x <= 1 else {
+                throw UsageError(description: "--min-score needs a number from 0 to 1, got '\(v)'")
+            }
+            s.options.minimumScore = x
+        }
+        if let v = args["--threads"] {
+            guard let n = Int(v), n >= 1, n <= 1024 else {
+                throw UsageError(description: "--threads needs a whole number from 1 to 1024, got '\(v)'")
+            }
+            s.options.threads = n
+        }
+        if let v = args["--output"] {
+            guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
+            guard let format = ImageFormat.fromExtension(of: v) else {
+                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg or .png)")
+            }
+            if format == .jpeg, s.depth == 16 {
+                throw UsageError(description: "--depth 16 needs a .png output; JPEG is 8-bit")
+            }
+            s.output = v
+        }
+        if let v = args["--report"] {
+            guard !v.isEmpty else { throw UsageError(description: "--report needs a file name") }
+            s.report = v
+        }
+        s.inputs = args.positionals
+        guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
+        guard s.options.referenceIndex < s.inputs.count else {
+            throw UsageError(description: "--reference \(s.options.referenceIndex) is out of range: \(s.inputs.count) frame(s) given (indices 0…\(s.inputs.count - 1))")
+        }
+        return .run(s)
+    }
+}
