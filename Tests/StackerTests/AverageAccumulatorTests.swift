@@ -1,0 +1,87 @@
+import Testing
+import Foundation
+import Registration
+@testable import Stacker
+
+/// Deterministic Gaussian noise for tests (SplitMix64 + Box–Muller).
+struct TestNoise {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func gaussian() -> Double {
+        let u = max(uniform(), 1e-300), v = uniform()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
+
+@Suite("Average kernel")
+struct AverageAccumulatorTests {
+    @Test("averaging N aligned noisy frames lowers the noise by close to √N")
+    func noiseFallsBySqrtN() {
+        let w = 128, h = 128, n = 16, sigma = 0.05
+        var rng = TestNoise(seed: 42)
+        let truth = Plane(width: w, height: h, pixels: (0..<(w * h)).map { Float(0.3 + 0.4 * Double($0 % w) / Double(w)) })
+        var acc = AverageAccumulator(width: w, height: h, channels: 1)
+        for _ in 0..<n {
+            var frame = truth
+            for i in 0..<frame.count { frame.pixels[i] += Float(sigma * rng.gaussian()) }
+            acc.add([frame], coverage: nil)
+        }
+        var sq = 0.0
+        for i in 0..<truth.count { let d = Double(acc.mean[0].pixels[i] - truth.pixels[i]); sq += d * d }
+        let residual = (sq / Double(truth.count)).squareRoot()
+        let ratio = sigma / residual
+        // √16 = 4; 16 384 samples estimate the residual within ~1 %, so ±5 % is generous but meaningful.
+        #expect(abs(ratio - 4) < 0.2, "noise fell by \(ratio)×, expected ≈ 4")
+    }
+
+    @Test("the fold equals the weighted mean Σwx/Σw, and uncovered pixels get no weight")
+    func weightedMeanWithCoverage() {
+        let w = 37, h = 3  // not a multiple of the SIMD width: exercises the scalar tail
+        var acc = AverageAccumulator(width: w, height: h, channels: 2)
+        let values: [Float] = [0.2, 0.9, 0.5]
+        let weights: [Float] = [1, 3, 0.5]
+        var half = Plane(width: w, height: h, repeating: 1)
+        for i in 0..<(w * h) where i % 2 == 1 { half.pixels[i] = 0 }   // frame 1 covers even pixels only
+        for k in 0..<3 {
+            let p = Plane(width: w, height: h, repeating: values[k])
+            let q = Plane(width: w, height: h, repeating: 1 - values[k])
+            acc.add([p, q], coverage: k == 1 ? half : nil, weight: weights[k])
+        }
+        let full = (0.2 * 1 + 0.9 * 3 + 0.5 * 0.5) / 4.5
+        let partial = (0.2 * 1 + 0.5 * 0.5) / 1.5
+        for i in 0..<(w * h) {
+            let expected = Float(i % 2 == 0 ? full : partial)
+            #expect(abs(acc.mean[0].pixels[i] - expected) < 1e-6)
+            #expect(abs(acc.mean[1].pixels[i] - (1 - expected)) < 1e-6)
+        }
+        #expect(acc.weightSum.pixels[0] == 4.5 && acc.weightSum.pixels[1] == 1.5)
+        #expect(acc.frameCount == 3)
+    }
+
+    @Test("pixels covered by no frame stay 0 with weight 0")
+    func uncoveredStaysZero() {
+        var acc = AverageAccumulator(width: 20, height: 1, channels: 1)
+        var cov = Plane(width: 20, height: 1, repeating: 1)
+        cov.pixels[7] = 0
+        acc.add([Plane(width: 20, height: 1, repeating: 0.5)], coverage: cov)
+        #expect(acc.mean[0].pixels[7] == 0 && acc.weightSum.pixels[7] == 0)
+        #expect(acc.mean[0].pixels[6] == 0.5)
+    }
+
+    @Test("a long fold of a constant stays exact in Float (numerically stable)")
+    func longFoldIsStable() {
+        var acc = AverageAccumulator(width: 16, height: 1, channels: 1)
+        let frame = Plane(width: 16, height: 1, repeating: 0.7)
+        for _ in 0..<1000 { acc.add([frame], coverage: nil) }
+        // r·(x − m) is exactly 0 once m == x, so the mean cannot drift.
+        #expect(acc.mean[0].pixels.allSatisfy { $0 == Float(0.7) })
+    }
+}
