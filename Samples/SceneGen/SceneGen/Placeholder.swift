@@ -1,2 +1,0 @@
-/// Synthetic bursts with ground truth (in progress).
-public enum SceneGenPlaceholder {}

@@ -1,0 +1,289 @@
+import Foundation
+
+/// One phase-correlation level: a fixed patch size, its Hann window, the
+/// reference patch's windowed spectrum (computed once), and the peak search
+/// with Guizar-Sicairos upsampled-DFT refinement.
+///
+/// Sign convention: `correlate(patch)` returns `(dx, dy)` such that
+/// `patch(x, y) ≈ reference(x + dx, y + dy)`. Derivation: then
+/// `P(k) = R(k)·e^{+2πi k·d}`, so `R·conj(P)/|R·conj(P)| = e^{−2πi k·d}`,
+/// whose inverse DFT (sign +1) is a delta at `+d`.
+struct CorrelationStage: Sendable {
+    /// Result of a correlation: shift in patch pixels and normalised peak height.
+    struct Peak: Sendable {
+        var dx: Double
+        var dy: Double
+        /// Peak of the normalised cross-power correlation surface, ≈1 for
+        /// identical patches, ≈0 for unrelated ones.
+        var height: Double
+    }
+
+    /// A patch whose windowed standard deviation is below this (in sample
+    /// units, 0…1 images) is treated as blank: far below one 16-bit step's
+    /// worth of texture, so only truly constant planes are caught.
+    static let flatStandardDeviation: Double = 1e-5
+    /// Cross-power bins whose magnitude is below this fraction of the mean
+    /// magnitude are zeroed instead of normalised (their phase is rounding noise).
+    static let spectrumEpsilon: Float = 1e-6
+    /// Half-width, in pixels, of the neighbourhood the upsampled DFT samples
+    /// around the integer peak (1.5 px region, as Guizar-Sicairos et al.).
+    static let upsampleRegion: Double = 1.5
+
+    let rows: Int
+    let cols: Int
+    let fft: RealFFT2D
+    let windowX: [Float]
+    let windowY: [Float]
+    /// Windowed, mean-removed reference spectrum; nil when the reference patch is blank.
+    let referenceSpectrum: FFTBuffer?
+
+    /// Builds the stage from the reference patch (its size sets the FFT size).
+    init(reference patch: Plane) throws {
+        rows = patch.height
+        cols = patch.width
+        fft = try RealFFT2D.shared(rows: rows, cols: cols)
+        windowX = CorrelationStage.hann(cols)
+        windowY = CorrelationStage.hann(rows)
+        let real = try fft.makeRealBuffer()
+        if CorrelationStage.loadWindowed(patch, windowX: windowX, windowY: windowY, into: real) {
+            let spec = try fft.makeSpectrumBuffer()
+            fft.forward(real, into: spec)
+            referenceSpectrum = spec
+        } else {
+            referenceSpectrum = nil
+        }
+    }
+
+    /// Periodic-offset Hann window `0.5 − 0.5 cos(2π (n + ½) / N)`: smooth,
+    /// symmetric, never exactly zero, so edges never dominate the spectrum.
+    static func hann(_ n: Int) -> [Float] {
+        (0..<n).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * (Double(i) + 0.5) / Double(n))) }
+    }
+
+    /// Writes `(patch − weighted mean) · window` into `buffer`; false when blank.
+    static func loadWindowed(_ patch: Plane, windowX: [Float], windowY: [Float], into buffer: FFTBuffer) -> Bool {
+        let w = patch.width, h = patch.height
+        var sw = 0.0, swx = 0.0
+        patch.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<h {
+                let wy = Double(windowY[y])
+                var rw = 0.0, rwx = 0.0
+                for x in 0..<w {
+                    let wx = Double(windowX[x])
+                    rw += wx
+                    rwx += wx * Double(p[y * w + x])
+                }
+                sw += wy * rw
+                swx += wy * rwx
+            }
+        }
+        guard sw > 0 else { return false }
+        let mean = Float(swx / sw)
+        var energy = 0.0, weight2 = 0.0
+        patch.pixels.withUnsafeBufferPointer { p in
+            let out = buffer.pointer
+            for y in 0..<h {
+                let wy = windowY[y]
+                for x in 0..<w {
+                    let wgt = wy * windowX[x]
+                    let v = (p[y * w + x] - mean) * wgt
+                    out[y * w + x] = v
+                    energy += Double(v) * Double(v)
+                    weight2 += Double(wgt) * Double(wgt)
+                }
+            }
+        }
+        guard weight2 > 0, energy.isFinite else { return false }
+        return (energy / weight2).squareRoot() > flatStandardDeviation
+    }
+
+    /// Phase-correlates `patch` (same size as the reference patch) against the
+    /// reference. `searchRadius` limits the integer peak to `|dx|, |dy| ≤ r`
+    /// (nil: whole surface). `upsample` > 1 refines to `1/upsample` px.
+    /// Returns nil when either patch is blank or the spectrum is degenerate.
+    ///
+    /// `exponent` sets the spectral normalisation `R·F̄ / |R·F̄|^exponent`:
+    /// 1 is phase correlation (sharp peak, normalised height), 0 is plain
+    /// cross-correlation (bins weighted by signal power, least noise-sensitive).
+    func correlate(_ patch: Plane, searchRadius: Int?, upsample: Int, exponent: Float = 1) throws -> Peak? {
+        guard let ref = referenceSpectrum, patch.width == cols, patch.height == rows else { return nil }
+        let real = try fft.makeRealBuffer()
+        guard CorrelationStage.loadWindowed(patch, windowX: windowX, windowY: windowY, into: real) else { return nil }
+        let cross = try fft.makeSpectrumBuffer()
+        fft.forward(real, into: cross)
+        guard normaliseCrossPower(reference: ref, spectrum: cross, exponent: exponent) else { return nil }
+
+        let work = try fft.makeSpectrumBuffer()
+        work.copy(from: cross)
+        fft.inverse(work, into: real)            // real ← correlation surface (unnormalised)
+        let (py, px, value) = integerPeak(real, radius: searchRadius)
+        let total = Double(rows * cols)
+        guard value.isFinite else { return nil }
+        if upsample <= 1 {
+            return Peak(dx: Double(px), dy: Double(py), height: value / total)
+        }
+        return upsampledPeak(cross, aroundY: Double(py), x: Double(px), factor: upsample)
+    }
+
+    /// `spectrum ← R·conj(F) / |R·conj(F)|`, with DC, Nyquist row/column and
+    /// near-zero bins set to 0. False when every bin is (near) zero.
+    private func normaliseCrossPower(reference: FFTBuffer, spectrum: FFTBuffer, exponent: Float) -> Bool {
+        let n = rows * fft.spectrumCols
+        let r = reference.pointer, s = spectrum.pointer
+        var sumMag = 0.0
+        for i in 0..<n {
+            let rr = r[2 * i], ri = r[2 * i + 1], fr = s[2 * i], fi = s[2 * i + 1]
+            let cr = rr * fr + ri * fi
+            let ci = ri * fr - rr * fi
+            s[2 * i] = cr
+            s[2 * i + 1] = ci
+            sumMag += Double((cr * cr + ci * ci).squareRoot())
+        }
+        guard sumMag.isFinite, sumMag > 0 else { return false }
+        let meanMag = Float(sumMag / Double(n))
+        let eps = meanMag * CorrelationStage.spectrumEpsilon
+        for i in 0..<n {
+            let cr = s[2 * i], ci = s[2 * i + 1]
+            let m = (cr * cr + ci * ci).squareRoot()
+            if m > eps {
+                let scale: Float
+                if exponent == 1 { scale = 1 / m }
+                else if exponent == 0 { scale = 1 / meanMag }
+                else if exponent == 0.5 { scale = 1 / (m * meanMag).squareRoot() }
+                else { scale = 1 / (powf(m, exponent) * powf(meanMag, 1 - exponent)) }
+                s[2 * i] = cr * scale
+                s[2 * i + 1] = ci * scale
+            } else {
+                s[2 * i] = 0
+                s[2 * i + 1] = 0
+            }
+        }
+        let sc = fft.spectrumCols
+        s[0] = 0; s[1] = 0                                   // DC: meaningless after mean removal
+        if rows % 2 == 0 {                                   // Nyquist row: ambiguous sign for subpixel shifts
+            let base = (rows / 2) * sc * 2
+            for i in 0..<(2 * sc) { s[base + i] = 0 }
+        }
+        if cols % 2 == 0 {                                   // Nyquist column
+            for y in 0..<rows { s[2 * (y * sc + cols / 2)] = 0; s[2 * (y * sc + cols / 2) + 1] = 0 }
+        }
+        return true
+    }
+
+    /// The maximum of the surface (wrapped signed coordinates), optionally
+    /// restricted to a square of half-width `radius` around zero shift.
+    private func integerPeak(_ surface: FFTBuffer, radius: Int?) -> (Int, Int, Double) {
+        let p = surface.pointer
+        var best = -Float.infinity, by = 0, bx = 0
+        func scan(_ ys: [Int], _ xs: [Int]) {
+            for y in ys {
+                let row = ((y % rows) + rows) % rows * cols
+                for x in xs {
+                    let v = p[row + ((x % cols) + cols) % cols]
+                    if v > best { best = v; by = y; bx = x }
+                }
+            }
+        }
+        if let r = radius {
+            let ry = min(r, (rows - 1) / 2), rx = min(r, (cols - 1) / 2)
+            scan(Array(-ry...ry), Array(-rx...rx))
+        } else {
+            // Signed range: y in [−⌊(N−1)/2⌋, ⌊N/2⌋].
+            scan(Array((-(rows - 1) / 2)...(rows / 2)), Array((-(cols - 1) / 2)...(cols / 2)))
+        }
+        return (by, bx, Double(best))
+    }
+
+    /// Guizar-Sicairos et al. (2008) matrix-multiply DFT: evaluates the
+    /// correlation surface `Re Σ_k C(k) e^{+2πi k·(y, x)}` on a
+    /// `1/factor`-pixel grid spanning ±0.75 px around `(y, x)`, returns its
+    /// maximum (with a final parabolic fit on the fine grid).
+    ///
+    /// Uses only the stored half spectrum: each column `0 < kx < M/2` stands
+    /// for itself and its Hermitian mirror, so it gets weight 2.
+    private func upsampledPeak(_ spectrum: FFTBuffer, aroundY y0: Double, x x0: Double, factor: Int) -> Peak {
+        let n = rows, m = cols, mh = fft.spectrumCols
+        let nOut = max(3, Int((CorrelationStage.upsampleRegion * Double(factor)).rounded(.up)))
+        let centre = nOut / 2
+        let us = Double(factor)
+        // Ky: nOut × n, row j = sample y_j, column k = signed frequency.
+        var ky = [Float](repeating: 0, count: 2 * nOut * n)
+        for j in 0..<nOut {
+            let yj = y0 + Double(j - centre) / us
+            for k in 0..<n {
+                let f = k <= n / 2 ? k : k - n
+                let a = 2 * Double.pi * Double(f) * yj / Double(n)
+                ky[2 * (j * n + k)] = Float(cos(a))
+                ky[2 * (j * n + k) + 1] = Float(sin(a))
+            }
+        }
+        // KxT: mh × nOut, row k = non-negative frequency (with Hermitian weight).
+        var kx = [Float](repeating: 0, count: 2 * mh * nOut)
+        for k in 0..<mh {
+            let weight: Double = (k == 0 || (m % 2 == 0 && k == m / 2)) ? 1 : 2
+            for j in 0..<nOut {
+                let xj = x0 + Double(j - centre) / us
+                let a = 2 * Double.pi * Double(k) * xj / Double(m)
+                kx[2 * (k * nOut + j)] = Float(weight * cos(a))
+                kx[2 * (k * nOut + j) + 1] = Float(weight * sin(a))
+            }
+        }
+        var t = [Float](repeating: 0, count: 2 * nOut * mh)
+        var out = [Float](repeating: 0, count: 2 * nOut * nOut)
+        ky.withUnsafeBufferPointer { kyp in
+            t.withUnsafeMutableBufferPointer { tp in
+                // The buffers are non-empty, so base addresses exist.
+                guard let a = kyp.baseAddress, let c = tp.baseAddress else { return }
+                ComplexMatrix.multiply(a, UnsafePointer(spectrum.pointer), into: c, m: nOut, n: mh, k: n)
+            }
+        }
+        t.withUnsafeBufferPointer { tp in
+            kx.withUnsafeBufferPointer { kxp in
+                out.withUnsafeMutableBufferPointer { op in
+                    guard let a = tp.baseAddress, let b = kxp.baseAddress, let c = op.baseAddress else { return }
+                    ComplexMatrix.multiply(a, b, into: c, m: nOut, n: nOut, k: mh)
+                }
+            }
+        }
+        var best = -Float.infinity, bj = centre, bi = centre
+        for j in 0..<nOut {
+            for i in 0..<nOut {
+                let v = out[2 * (j * nOut + i)]
+                if v > best { best = v; bj = j; bi = i }
+            }
+        }
+        func re(_ j: Int, _ i: Int) -> Double { Double(out[2 * (j * nOut + i)]) }
+        func vertex(_ a: Double, _ b: Double, _ c: Double) -> Double {
+            let d = a - 2 * b + c
+            guard d < 0 else { return 0 }
+            return max(-0.5, min(0.5, 0.5 * (a - c) / d))
+        }
+        var fy = 0.0, fx = 0.0
+        if bj > 0 && bj < nOut - 1 { fy = vertex(re(bj - 1, bi), re(bj, bi), re(bj + 1, bi)) }
+        if bi > 0 && bi < nOut - 1 { fx = vertex(re(bj, bi - 1), re(bj, bi), re(bj, bi + 1)) }
+        let total = Double(n * m)
+        return Peak(dx: x0 + (Double(bi - centre) + fx) / us,
+                    dy: y0 + (Double(bj - centre) + fy) / us,
+                    height: Double(best) / total)
+    }
+
+    /// The largest `n ≤ limit` whose only prime factors are 2, 3 and 5 (fast FFT sizes).
+    static func fastSize(atMost limit: Int) -> Int {
+        var n = max(1, limit)
+        while n > 1 {
+            var r = n
+            for p in [2, 3, 5] { while r % p == 0 { r /= p } }
+            if r == 1 { return n }
+            n -= 1
+        }
+        return 1
+    }
+}
+
+// References
+// - C. D. Kuglin and D. C. Hines, "The phase correlation image alignment
+//   method", Proc. IEEE Int. Conf. on Cybernetics and Society, 1975, pp. 163–165.
+// - M. Guizar-Sicairos, S. T. Thurman and J. R. Fienup, "Efficient subpixel
+//   image registration algorithms", Optics Letters 33(2), 156–158, 2008.
+// - F. J. Harris, "On the use of windows for harmonic analysis with the
+//   discrete Fourier transform", Proc. IEEE 66(1), 51–83, 1978 (Hann window).

@@ -1,0 +1,271 @@
+import Dispatch
+import Foundation
+
+/// Resamples frames onto the reference grid.
+public enum Warper {
+    /// Tolerance, in pixels, for a sample point to count as inside the
+    /// frame's pixel-centre extent (absorbs rounding in `transform.inverse`).
+    public static let edgeEpsilon: Double = 1e-6
+
+    /// Resamples `planes` (all the same size: one frame's channels) onto a
+    /// `width` × `height` reference grid.
+    ///
+    /// For each reference pixel `(xr, yr)` the frame is sampled at
+    /// `transform.inverse(xr, yr)` (`transform` maps frame → reference).
+    /// Sample points outside `[0, w−1] × [0, h−1]` (± `edgeEpsilon`) get
+    /// value 0 and coverage 0; kernel taps past the frame edge clamp to the
+    /// edge. Pure translations take a separable fast path (weights computed
+    /// once per column/row; integer shifts are exact copies); other
+    /// transforms are sampled per pixel. A singular transform covers nothing.
+    ///
+    /// The default kernel is `.lanczos3`: warping a band-limited test
+    /// texture back from subpixel shifts gave a worst PSNR of 58.8 dB against
+    /// 52.9 dB for `.bicubic` (see `WarpTests`); bicubic is the cheaper choice.
+    ///
+    /// Work is split into row bands run with `DispatchQueue.concurrentPerform`;
+    /// every pixel is computed independently, so the output does not depend
+    /// on the number of threads.
+    public static func warp(_ planes: [Plane], by transform: Transform, width: Int, height: Int,
+                            interpolation: Interpolation = .lanczos3) -> WarpResult {
+        let w = max(0, width), h = max(0, height)
+        var coverage = Plane(width: w, height: h)
+        var outs = planes.map { _ in Plane(width: w, height: h) }
+        guard let first = planes.first, first.count > 0, w > 0, h > 0,
+              let inverse = transform.inverse else {
+            return WarpResult(planes: outs, coverage: coverage)
+        }
+        for p in planes {
+            precondition(p.width == first.width && p.height == first.height,
+                         "Warper: planes of one frame must share a size (\(p.width)×\(p.height) vs \(first.width)×\(first.height))")
+        }
+        let sources = planes.map(\.pixels)
+        let geometry = FrameGeometry(width: first.width, height: first.height)
+        let outBuffers = outs.indices.map { _ in OutputBuffer(count: w * h) }
+        let covBuffer = OutputBuffer(count: w * h)
+        let bands = min(h, 4 * max(1, System.cores))
+        let rowsPerBand = (h + bands - 1) / bands
+
+        if inverse.isTranslation {
+            let plan = TranslationPlan(sx: inverse.matrix[2], sy: inverse.matrix[5], width: w, height: h,
+                                       geometry: geometry, interpolation: interpolation)
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
+                guard y0 < y1 else { return }
+                plan.run(rows: y0..<y1, sources: sources, outputs: outBuffers, coverage: covBuffer)
+            }
+        } else {
+            let m = inverse.matrix
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
+                guard y0 < y1 else { return }
+                GeneralWarp.run(rows: y0..<y1, width: w, matrix: m, geometry: geometry,
+                                interpolation: interpolation, sources: sources,
+                                outputs: outBuffers, coverage: covBuffer)
+            }
+        }
+        for i in outs.indices { outs[i].pixels = outBuffers[i].array() }
+        coverage.pixels = covBuffer.array()
+        return WarpResult(planes: outs, coverage: coverage)
+    }
+}
+
+/// Processor count, read once.
+enum System {
+    static let cores: Int = ProcessInfo.processInfo.activeProcessorCount
+}
+
+/// Frame size and the coverage test.
+struct FrameGeometry: Sendable {
+    let width: Int
+    let height: Int
+    @inline(__always) func coversX(_ x: Double) -> Bool {
+        x >= -Warper.edgeEpsilon && x <= Double(width - 1) + Warper.edgeEpsilon
+    }
+    @inline(__always) func coversY(_ y: Double) -> Bool {
+        y >= -Warper.edgeEpsilon && y <= Double(height - 1) + Warper.edgeEpsilon
+    }
+}
+
+/// A heap block of floats written by disjoint row bands from several threads.
+/// Each pixel is written by exactly one band, which is what makes the
+/// `@unchecked Sendable` sound.
+final class OutputBuffer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Float>
+    let count: Int
+    init(count: Int) {
+        self.count = count
+        pointer = .allocate(capacity: max(1, count))
+        pointer.initialize(repeating: 0, count: max(1, count))
+    }
+    deinit { pointer.deallocate() }
+    func array() -> [Float] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
+}
+
+/// Precomputed separable weights for a pure translation: the frame is
+/// sampled at `(xr + sx, yr + sy)`.
+struct TranslationPlan: Sendable {
+    let width: Int, height: Int
+    let geometry: FrameGeometry
+    let taps: Int
+    /// Per axis: integer base tap index (already including `firstTap`),
+    /// weights (`taps` each), coverage flag.
+    let baseX: Int, baseY: Int
+    /// `floor` of the sample offset per axis (used by the exact-copy path).
+    let intX: Int, intY: Int
+    let weightsX: [Float], weightsY: [Float]
+    let exactX: Bool, exactY: Bool
+    /// Covered output range per axis.
+    let coveredX: Range<Int>, coveredY: Range<Int>
+
+    init(sx: Double, sy: Double, width: Int, height: Int, geometry: FrameGeometry, interpolation: Interpolation) {
+        self.width = width
+        self.height = height
+        self.geometry = geometry
+        taps = interpolation.taps
+        func split(_ s: Double) -> (Int, Float, Bool) {
+            var i = s.rounded(.down)
+            var f = s - i
+            if f < 1e-7 { f = 0 } else if f > 1 - 1e-7 { f = 0; i += 1 }
+            return (Int(i), Float(f), f == 0)
+        }
+        let (ix, fx, ex) = split(sx), (iy, fy, ey) = split(sy)
+        intX = ix
+        intY = iy
+        baseX = ix + interpolation.firstTap
+        baseY = iy + interpolation.firstTap
+        exactX = ex
+        exactY = ey
+        var wx = [Float](repeating: 0, count: interpolation.taps)
+        var wy = wx
+        wx.withUnsafeMutableBufferPointer { p in if let b = p.baseAddress { interpolation.weights(fx, into: b) } }
+        wy.withUnsafeMutableBufferPointer { p in if let b = p.baseAddress { interpolation.weights(fy, into: b) } }
+        weightsX = wx
+        weightsY = wy
+        func covered(_ n: Int, _ s: Double, _ test: (Double) -> Bool) -> Range<Int> {
+            var lo = n, hi = 0
+            for i in 0..<n where test(Double(i) + s) { lo = min(lo, i); hi = max(hi, i + 1) }
+            return lo < hi ? lo..<hi : 0..<0
+        }
+        coveredX = covered(width, sx, geometry.coversX)
+        coveredY = covered(height, sy, geometry.coversY)
+    }
+
+    /// Fills output rows `rows`: vertical taps into a row buffer of frame
+    /// width (clamped rows), then horizontal taps (clamped columns).
+    func run(rows: Range<Int>, sources: [[Float]], outputs: [OutputBuffer], coverage: OutputBuffer) {
+        let fw = geometry.width, fh = geometry.height
+        let pad = taps
+        // Row buffer with `pad` clamped samples either side.
+        var line = [Float](repeating: 0, count: fw + 2 * pad)
+        let xs = coveredX
+        for y in rows where coveredY.contains(y) {
+            for x in xs { coverage.pointer[y * width + x] = 1 }
+        }
+        guard !xs.isEmpty else { return }
+        let baseX = self.baseX, intX = self.intX, intY = self.intY
+        for (pi, src) in sources.enumerated() {
+            let out = outputs[pi].pointer
+            src.withUnsafeBufferPointer { s in
+                weightsY.withUnsafeBufferPointer { wy in
+                    weightsX.withUnsafeBufferPointer { wx in
+                        line.withUnsafeMutableBufferPointer { l in
+                            for y in rows where coveredY.contains(y) {
+                                // Vertical pass.
+                                if exactY {
+                                    let r = min(max(y + intY, 0), fh - 1) * fw
+                                    for x in 0..<fw { l[pad + x] = s[r + x] }
+                                } else {
+                                    for x in 0..<fw { l[pad + x] = 0 }
+                                    for t in 0..<taps {
+                                        let r = min(max(y + baseY + t, 0), fh - 1) * fw
+                                        let wt = wy[t]
+                                        for x in 0..<fw { l[pad + x] += wt * s[r + x] }
+                                    }
+                                }
+                                for i in 0..<pad {
+                                    l[i] = l[pad]
+                                    l[pad + fw + i] = l[pad + fw - 1]
+                                }
+                                // Horizontal pass: output x samples frame columns baseX + x + t.
+                                let orow = y * width
+                                if exactX {
+                                    for x in xs { out[orow + x] = l[pad + min(max(x + intX, 0), fw - 1)] }
+                                } else {
+                                    for x in xs {
+                                        var acc: Float = 0
+                                        for t in 0..<taps {
+                                            let c = min(max(x + baseX + t, -pad), fw - 1 + pad) + pad
+                                            acc += wx[t] * l[c]
+                                        }
+                                        out[orow + x] = acc
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Per-pixel sampling for a general projective transform.
+enum GeneralWarp {
+    static func run(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
+                    interpolation: Interpolation, sources: [[Float]], outputs: [OutputBuffer],
+                    coverage: OutputBuffer) {
+        let fw = geometry.width, fh = geometry.height
+        let taps = interpolation.taps, first = interpolation.firstTap
+        var wx = [Float](repeating: 0, count: taps)
+        var wy = wx
+        var cols = [Int](repeating: 0, count: taps)
+        var rowsIdx = [Int](repeating: 0, count: taps)
+        let srcCount = sources.count
+        wx.withUnsafeMutableBufferPointer { wxp in
+        wy.withUnsafeMutableBufferPointer { wyp in
+        cols.withUnsafeMutableBufferPointer { cp in
+        rowsIdx.withUnsafeMutableBufferPointer { rp in
+            guard let wxb = wxp.baseAddress, let wyb = wyp.baseAddress else { return }
+            for yr in rows {
+                let y = Double(yr)
+                for xr in 0..<width {
+                    let x = Double(xr)
+                    let ww = m[6] * x + m[7] * y + m[8]
+                    guard ww != 0 else { continue }
+                    let xf = (m[0] * x + m[1] * y + m[2]) / ww
+                    let yf = (m[3] * x + m[4] * y + m[5]) / ww
+                    guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
+                    let ix = xf.rounded(.down), iy = yf.rounded(.down)
+                    interpolation.weights(Float(xf - ix), into: wxb)
+                    interpolation.weights(Float(yf - iy), into: wyb)
+                    let bx = Int(ix) + first, by = Int(iy) + first
+                    for t in 0..<taps {
+                        cp[t] = min(max(bx + t, 0), fw - 1)
+                        rp[t] = min(max(by + t, 0), fh - 1) * fw
+                    }
+                    let o = yr * width + xr
+                    coverage.pointer[o] = 1
+                    for pi in 0..<srcCount {
+                        sources[pi].withUnsafeBufferPointer { s in
+                            var acc: Float = 0
+                            for j in 0..<taps {
+                                var racc: Float = 0
+                                let r = rp[j]
+                                for i in 0..<taps { racc += wxp[i] * s[r + cp[i]] }
+                                acc += wyp[j] * racc
+                            }
+                            outputs[pi].pointer[o] = acc
+                        }
+                    }
+                }
+            }
+        }}}}
+    }
+}
+
+// References
+// - R. G. Keys, "Cubic convolution interpolation for digital image
+//   processing", IEEE Trans. Acoustics, Speech, and Signal Processing 29(6),
+//   1153–1160, 1981.
+// - C. E. Duchon, "Lanczos filtering in one and two dimensions", Journal of
+//   Applied Meteorology 18(8), 1016–1022, 1979.

@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderRegistrationTests() { #expect(Bool(true)) }
