@@ -6,7 +6,7 @@ import Glibc
 /// target folder (`.<name>.stack-XXXXXX`), are flushed to disk, then the
 /// temporary is renamed over the target. A failure at any point removes the
 /// temporary and leaves any existing file of that name untouched.
-public enum AtomicFile {
+public enum AtomicFile: Sendable {
     /// Writes `bytes` to `path` atomically.
     /// - Throws: `StackerError.writeFailed` naming `path`.
     public static func write(_ bytes: [UInt8], to path: String) throws {
@@ -28,8 +28,8 @@ public enum AtomicFile {
             let n = bytes.withUnsafeBytes { buf in
                 Glibc.write(fd, buf.baseAddress! + written, buf.count - written)
             }
-            if n < 0 {
-                if errno == EINTR { continue }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
                 let e = errnoText()
                 close(fd)
                 throw StackerError.writeFailed(path: path, reason: "write failed: \(e)")
@@ -37,8 +37,7 @@ public enum AtomicFile {
             written += n
         }
         // New files get the usual permissions (0666 less umask), not mkstemp's 0600.
-        let mask = umask(0); umask(mask)
-        fchmod(fd, 0o666 & ~mask)
+        fchmod(fd, 0o666 & ~processUmask)
         if fsync(fd) != 0 {
             let e = errnoText()
             close(fd)
@@ -49,7 +48,21 @@ public enum AtomicFile {
             throw StackerError.writeFailed(path: path, reason: "cannot rename the temporary file into place: \(errnoText())")
         }
         ok = true
+        // Make the rename itself durable; failure here loses nothing already written.
+        let dirFD = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            close(dirFD)
+        }
     }
+
+    /// The process umask, read once: `umask` can only be read by setting it,
+    /// and doing that on every write would race with files other threads create.
+    private static let processUmask: mode_t = {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }()
 
     /// The folder that holds `path` (`"."` for a bare name); temporary files go there.
     public static func folder(of path: String) -> String { split(path).dir }

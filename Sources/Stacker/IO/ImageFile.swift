@@ -15,6 +15,14 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         default: return nil
         }
     }
+
+    /// The format announced by the first bytes of a file (its "magic"), or nil.
+    /// JPEG: `FF D8 FF`; PNG: the 8-byte PNG signature.
+    public static func fromMagic(_ bytes: [UInt8]) -> ImageFormat? {
+        if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF { return .jpeg }
+        if bytes.count >= 8 && bytes[0..<8].elementsEqual(PNGCodec.signature) { return .png }
+        return nil
+    }
 }
 
 /// A decoded file: pixels plus what we carry through to the output.
@@ -40,11 +48,15 @@ public struct DecodedImage: Sendable {
 
 /// Encoder settings.
 public struct EncodeOptions: Sendable {
-    /// JPEG quality 1…100.
+    /// JPEG quality 1…100. Quality ≥ 90 encodes chroma at full resolution
+    /// (4:4:4), below 90 at quarter resolution (4:2:0).
     public var quality: Int
-    /// Bits per sample for formats that allow a choice (PNG: 8 or 16).
+    /// Bits per sample for formats that allow a choice (PNG: 16 when this is
+    /// 16, else 8). JPEG is always 8-bit.
     public var bitDepth: Int
-    /// EXIF payload (TIFF block) to embed in a JPEG output, or nil.
+    /// EXIF payload (TIFF block) to embed in the output, or nil. JPEG: an
+    /// APP1 segment right after SOI (dropped when larger than the 65 527
+    /// bytes a segment can hold); PNG: an eXIf chunk.
     public var exif: [UInt8]?
 
     /// Settings with the documented defaults (quality 95, 8-bit, no EXIF).
@@ -55,15 +67,140 @@ public struct EncodeOptions: Sendable {
     }
 }
 
-/// Reading and writing image files. (Implementation in progress.)
-public enum ImageFile {
-    /// Reads and decodes the image at `path`.
-    public static func read(_ path: String) throws -> DecodedImage {
-        throw StackerError.unreadable(path: path, reason: "not implemented")
+/// Reading and writing image files (JPEG through TurboJPEG, PNG through
+/// libpng). All functions are thread-safe; each call uses its own codec state.
+///
+/// Reading detects the format from the file's first bytes, not its name.
+/// Samples become `Float` in 0…1 (file value / 255 or / 65535), planar, 1
+/// plane for gray files and 3 (R, G, B) otherwise; alpha is dropped, palettes
+/// and 1/2/4-bit gray are expanded. A JPEG's EXIF orientation is applied so
+/// the image is upright.
+///
+/// Decisions:
+/// - CMYK / YCCK JPEG files are refused ("CMYK JPEG files are not supported"):
+///   converting them needs the ICC profile to be right, and cameras do not
+///   produce them.
+/// - Damaged JPEG data is refused even when TurboJPEG can finish with only a
+///   warning (a truncated file decodes with grey or smeared rows, which would
+///   poison a stack). The one warning accepted is "extraneous bytes before
+///   marker", which some cameras produce in otherwise intact files.
+/// - Malformed EXIF never makes a file unreadable: the pixels are decoded
+///   as stored, `orientation` is 1 and `exif` is nil.
+/// - Images over `maxPixels` (width × height) are refused from the header,
+///   before any pixel buffer is allocated.
+public enum ImageFile: Sendable {
+    /// The default pixel limit for reading: 500 megapixels (6 GB as 3-plane
+    /// `Float`). Larger than any camera frame (pixel-shift modes reach about
+    /// 400 MP), small enough to refuse decompression bombs such as a
+    /// 65 535 × 65 535 JPEG header.
+    public static let defaultMaxPixels = 500_000_000
+
+    /// Reads and decodes the image at `path` (JPEG or PNG, detected from the
+    /// file's first bytes).
+    /// - Parameter maxPixels: refuse images with more than this many pixels
+    ///   (width × height), checked before the pixels are allocated.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    public static func read(_ path: String, maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
+        let bytes = try FileBytes.read(path)
+        return try decode(bytes: bytes, path: path, maxPixels: maxPixels)
     }
 
-    /// Encodes and atomically writes `image` to `path`; format from the extension.
+    /// Decodes a JPEG or PNG file held in memory.
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - path: the name used in errors.
+    ///   - maxPixels: refuse images with more than this many pixels.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    public static func decode(bytes: [UInt8], path: String = "", maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
+        guard !bytes.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
+        switch ImageFormat.fromMagic(bytes) {
+        case .jpeg:
+            let exif = EXIF.read(jpeg: bytes)
+            let decoded = try JPEGCodec.decode(bytes, path: path, maxPixels: maxPixels)
+            let upright = Orientation.apply(exif.orientation, to: decoded)
+            return DecodedImage(image: upright, bitDepth: 8, orientation: exif.orientation, exif: exif.tiff)
+        case .png:
+            let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
+            return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+        case nil:
+            throw StackerError.unreadable(path: path, reason: "not a JPEG or PNG file")
+        }
+    }
+
+    /// Reads only the header of the image at `path`: its upright size (a
+    /// JPEG's EXIF orientation 5…8 swaps width and height) and channel count
+    /// as `read` would return them (1 gray, 3 colour). Reads at most the
+    /// first megabyte unless the header lies beyond it.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    public static func readHeader(_ path: String) throws -> (width: Int, height: Int, channels: Int) {
+        let prefixSize = 1 << 20
+        let prefix = try FileBytes.read(path, limit: prefixSize)
+        guard !prefix.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
+        switch ImageFormat.fromMagic(prefix) {
+        case .jpeg:
+            var bytes = prefix
+            var header: JPEGCodec.Header
+            do {
+                header = try JPEGCodec.header(bytes, path: path)
+            } catch where prefix.count == prefixSize {
+                bytes = try FileBytes.read(path)
+                header = try JPEGCodec.header(bytes, path: path)
+            }
+            let orientation = EXIF.read(jpeg: bytes).orientation
+            let swap = orientation >= 5
+            return (swap ? header.height : header.width, swap ? header.width : header.height, header.channels)
+        case .png:
+            let h = try PNGCodec.header(prefix, path: path)
+            return (h.width, h.height, h.channels)
+        case nil:
+            throw StackerError.unreadable(path: path, reason: "not a JPEG or PNG file")
+        }
+    }
+
+    /// Encodes `image` (1 or 3 planes, samples 0…1; outside values are
+    /// clamped, NaN becomes 0) into the bytes of a file of `format`.
+    /// JPEG: 8-bit, `options.quality`, 4:4:4 chroma at quality ≥ 90 else
+    /// 4:2:0, a gray image gives a grayscale JPEG. PNG: 16-bit when
+    /// `options.bitDepth == 16`, else 8-bit.
+    /// - Throws: `StackerError.invalidInput` for an image or option the format
+    ///   cannot take, `StackerError.writeFailed` when the encoder fails (both
+    ///   with an empty path).
+    public static func encode(_ image: Image, format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+        try encode(image, format: format, options: options, path: "")
+    }
+
+    /// Encodes and atomically writes `image` to `path`; the format comes from
+    /// the extension (`.jpg`/`.jpeg`, `.png`). An existing file is replaced
+    /// only once the new one is complete on disk.
+    /// - Throws: `StackerError.invalidInput` (unsupported extension, bad
+    ///   options) or `StackerError.writeFailed`, naming `path`.
     public static func write(_ image: Image, to path: String, options: EncodeOptions = EncodeOptions()) throws {
-        throw StackerError.writeFailed(path: path, reason: "not implemented")
+        guard let format = ImageFormat.fromExtension(of: path) else {
+            throw StackerError.invalidInput(path: path, reason: "unsupported output format (use .jpg, .jpeg or .png)")
+        }
+        let bytes = try encode(image, format: format, options: options, path: path)
+        try AtomicFile.write(bytes, to: path)
+    }
+
+    /// `encode` with the path to name in errors.
+    static func encode(_ image: Image, format: ImageFormat, options: EncodeOptions, path: String) throws -> [UInt8] {
+        guard image.channels == 1 || image.channels == 3 else {
+            throw StackerError.invalidInput(path: path, reason: "cannot encode an image with \(image.channels) channels (need 1 or 3)")
+        }
+        guard image.width > 0 && image.height > 0 else {
+            throw StackerError.invalidInput(path: path, reason: "cannot encode an empty image")
+        }
+        switch format {
+        case .jpeg:
+            guard (1...100).contains(options.quality) else {
+                throw StackerError.invalidInput(path: path, reason: "JPEG quality must be between 1 and 100, not \(options.quality)")
+            }
+            let jpeg = try JPEGCodec.encode(image, quality: options.quality, path: path)
+            guard let exif = options.exif else { return jpeg }
+            return EXIF.insert(tiff: exif, intoJPEG: jpeg)
+        case .png:
+            return try PNGCodec.encode(image, bitDepth: options.bitDepth == 16 ? 16 : 8,
+                                       exif: options.exif, path: path)
+        }
     }
 }

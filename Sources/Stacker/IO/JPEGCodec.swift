@@ -1,0 +1,175 @@
+internal import CTurboJPEG
+import Registration
+
+/// Owns one TurboJPEG handle (compressor or decompressor) and destroys it in
+/// `deinit`. TurboJPEG handles are not thread-safe: make one per call.
+final class TurboJPEGHandle {
+    /// The C handle; valid for the life of this object.
+    let raw: tjhandle
+
+    /// A decompressor (`compress == false`) or compressor.
+    /// - Throws: `StackerError.unreadable` / `.writeFailed` naming `path`.
+    init(compress: Bool, path: String) throws {
+        guard let h = compress ? tjInitCompress() : tjInitDecompress() else {
+            let reason = "cannot start the JPEG codec"
+            throw compress ? StackerError.writeFailed(path: path, reason: reason)
+                           : StackerError.unreadable(path: path, reason: reason)
+        }
+        raw = h
+    }
+
+    deinit { tjDestroy(raw) }
+
+    /// The message of the last error or warning on this handle.
+    /// The corresponding C function is `tjGetErrorStr2`.
+    var errorMessage: String {
+        guard let s = tjGetErrorStr2(raw) else { return "unknown JPEG error" }
+        return String(cString: s)
+    }
+
+    /// True when the last failure was only a warning (the output may be damaged).
+    /// The corresponding C function is `tjGetErrorCode`.
+    var lastFailureWasWarning: Bool { tjGetErrorCode(raw) == Int32(TJERR_WARNING.rawValue) }
+}
+
+/// JPEG decoding and encoding through TurboJPEG. The only file that imports
+/// `CTurboJPEG`; no C type leaves it.
+enum JPEGCodec {
+    /// What the JPEG header says.
+    struct Header {
+        /// Stored width and height (before EXIF orientation).
+        var width: Int
+        var height: Int
+        /// 1 for grayscale files, 3 otherwise.
+        var channels: Int
+    }
+
+    /// The stored size and channel count, from the header only.
+    /// - Throws: `StackerError.unreadable` naming `path` (also for CMYK files).
+    static func header(_ bytes: [UInt8], path: String) throws -> Header {
+        let handle = try TurboJPEGHandle(compress: false, path: path)
+        return try header(bytes, handle: handle, path: path)
+    }
+
+    private static func header(_ bytes: [UInt8], handle: TurboJPEGHandle, path: String) throws -> Header {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let rc = bytes.withUnsafeBufferPointer { b in
+            tjDecompressHeader3(handle.raw, b.baseAddress, UInt(b.count), &width, &height, &subsampling, &colorspace)
+        }
+        if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
+            throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))
+        }
+        if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
+            throw StackerError.unreadable(path: path, reason: "CMYK JPEG files are not supported")
+        }
+        guard width > 0, height > 0 else {
+            throw StackerError.unreadable(path: path, reason: "the JPEG header gives no image size")
+        }
+        return Header(width: Int(width), height: Int(height),
+                      channels: colorspace == Int32(TJCS_GRAY.rawValue) ? 1 : 3)
+    }
+
+    /// Decodes a JPEG (baseline or progressive, any chroma subsampling) into
+    /// planes as stored (EXIF orientation not applied): 1 plane for gray,
+    /// 3 (R, G, B) otherwise, values / 255.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func decode(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> Image {
+        let handle = try TurboJPEGHandle(compress: false, path: path)
+        let h = try header(bytes, handle: handle, path: path)
+        try checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
+        let format = h.channels == 1 ? TJPF_GRAY : TJPF_RGB
+        let count = h.width * h.height * h.channels
+        var pixels = [UInt8](repeating: 0, count: count)
+        let flags = TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS
+        let rc = bytes.withUnsafeBufferPointer { b in
+            pixels.withUnsafeMutableBufferPointer { p in
+                tjDecompress2(handle.raw, b.baseAddress, UInt(b.count), p.baseAddress,
+                              Int32(h.width), 0, Int32(h.height), Int32(format.rawValue), flags)
+            }
+        }
+        if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
+            throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))
+        }
+        let planes = pixels.withUnsafeBufferPointer {
+            PixelConversion.planes(from: $0, width: h.width, height: h.height, channels: h.channels)
+        }
+        return Image(width: h.width, height: h.height, planes: planes)
+    }
+
+    /// Encodes `image` (1 or 3 planes) as an 8-bit JPEG: grayscale for 1
+    /// plane; for 3, chroma 4:4:4 at quality ≥ 90 and 4:2:0 below.
+    /// `progressive` (tests only) writes progressive entropy coding.
+    /// - Throws: `StackerError.invalidInput` / `.writeFailed` naming `path`.
+    static func encode(_ image: Image, quality: Int, path: String, progressive: Bool = false) throws -> [UInt8] {
+        guard image.width <= 65535, image.height <= 65535 else {
+            throw StackerError.invalidInput(path: path, reason: "the image is too large for JPEG (at most 65535 pixels a side)")
+        }
+        let handle = try TurboJPEGHandle(compress: true, path: path)
+        let samples = PixelConversion.interleaved8(image)
+        let gray = image.channels == 1
+        let format = gray ? TJPF_GRAY : TJPF_RGB
+        let subsampling = gray ? TJSAMP_GRAY : (quality >= 90 ? TJSAMP_444 : TJSAMP_420)
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        defer { if output != nil { tjFree(output) } }
+        let rc = samples.withUnsafeBufferPointer { s in
+            tjCompress2(handle.raw, s.baseAddress, Int32(image.width), 0, Int32(image.height),
+                        Int32(format.rawValue), &output, &size,
+                        Int32(subsampling.rawValue), Int32(quality),
+                        TJFLAG_ACCURATEDCT | (progressive ? TJFLAG_PROGRESSIVE : 0))
+        }
+        guard rc == 0, let output else {
+            throw StackerError.writeFailed(path: path, reason: "JPEG encoding failed: \(handle.errorMessage)")
+        }
+        return [UInt8](UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// A YCCK (CMYK) JPEG of a flat colour, so tests can check that such
+    /// files are refused; not used by the tool itself.
+    static func cmykSampleForTesting(width: Int, height: Int) throws -> [UInt8] {
+        let handle = try TurboJPEGHandle(compress: true, path: "")
+        let samples = [UInt8](repeating: 100, count: width * height * 4)
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        defer { if output != nil { tjFree(output) } }
+        let rc = samples.withUnsafeBufferPointer { s in
+            tjCompress2(handle.raw, s.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_CMYK.rawValue),
+                        &output, &size, Int32(TJSAMP_444.rawValue), 90, 0)
+        }
+        guard rc == 0, let output else {
+            throw StackerError.writeFailed(path: "", reason: handle.errorMessage)
+        }
+        return [UInt8](UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// Refuses images over `maxPixels` before their pixels are allocated.
+    static func checkSize(width: Int, height: Int, maxPixels: Int, path: String) throws {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maxPixels {
+            throw StackerError.unreadable(path: path, reason: tooLargeReason(width: width, height: height, maxPixels: maxPixels))
+        }
+    }
+
+    /// "the image is W×H pixels, more than the limit of N megapixels".
+    static func tooLargeReason(width: Int, height: Int, maxPixels: Int) -> String {
+        let limit = Double(maxPixels) / 1e6
+        let text = limit >= 1 && limit == limit.rounded() ? String(Int(limit)) : String(limit)
+        return "the image is \(width)×\(height) pixels, more than the limit of \(text) megapixels"
+    }
+
+    /// TurboJPEG warnings that do not damage the pixels: some cameras leave
+    /// stray bytes before a marker in otherwise intact files.
+    static func isHarmless(_ message: String) -> Bool {
+        message.contains("extraneous bytes before marker")
+    }
+
+    /// A short sentence for a TurboJPEG / libjpeg message.
+    static func reason(for message: String) -> String {
+        let m = message.lowercased()
+        if m.contains("premature end of jpeg file") || m.contains("premature end of data segment") {
+            return "truncated JPEG data"
+        }
+        if m.contains("not a jpeg file") { return "not a JPEG file" }
+        return "corrupt JPEG data (\(message))"
+    }
+}
