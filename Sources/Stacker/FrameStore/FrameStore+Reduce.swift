@@ -1,0 +1,269 @@
+public import Registration
+import Dispatch
+import Synchronization
+
+extension FrameStore {
+    /// Rows per strip: the unit of work handed to a thread.
+    static let stripRows = 8
+
+    /// Largest frame count reduced with the SIMD sorting network; larger
+    /// stores use the scalar per-pixel path (quickselect / Shell sort).
+    static let networkLimit = 64
+
+    /// Reduces the stored frames with `kernel`, per output pixel over the
+    /// frames that cover it.
+    ///
+    /// - Parameters:
+    ///   - weights: one weight per frame slot (≥ 0, finite); used by
+    ///     sigma-clip and mode for their weighted means, ignored by median.
+    ///   - threads: how many threads reduce row strips at once (≥ 1; values
+    ///     below 1 count as 1). The output does not depend on it.
+    /// - Returns: the stacked image (channels as stored; 0 where no frame
+    ///   covers a pixel) and the number of covering frames per pixel.
+    /// - Throws: `StackerError.invalidInput` for bad weights or kernel parameters.
+    public func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+        -> (image: Image, coverageCount: Plane) {
+        try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit)
+    }
+
+    /// `reduce` with the SIMD-path limit as a parameter (tests force the
+    /// scalar path with `networkLimit: 0`).
+    func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int) throws
+        -> (image: Image, coverageCount: Plane) {
+        if let reason = kernel.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        guard weights.count == frameCount else {
+            throw StackerError.invalidInput(
+                path: "", reason: "\(weights.count) weights for \(frameCount) frames")
+        }
+        if let bad = weights.first(where: { !$0.isFinite || $0 < 0 }) {
+            throw StackerError.invalidInput(path: "", reason: "frame weight \(bad) is not a finite number ≥ 0")
+        }
+        let w = width, h = height, c = channels
+        let planeSize = w * h
+        let useNetwork: Bool
+        switch kernel {
+        case .median, .sigmaClip: useNetwork = frameCount <= networkLimit
+        case .mode: useNetwork = false
+        }
+        let network = useNetwork ? SortingNetwork(count: frameCount) : nil
+        let strips = (h + Self.stripRows - 1) / Self.stripRows
+        let workers = max(1, min(threads, strips))
+        // The output arrays are written in place (no zero fill, no copy): every
+        // pixel of every plane is written exactly once by the strip threads.
+        let arrays = Self.withOutputArrays(count: c + 1, size: planeSize, pointers: []) { outputs in
+            let job = StripJob(store: self, kernel: kernel, weights: weights, network: network,
+                               outputs: outputs,
+                               equalWeights: weights.allSatisfy { $0 == weights.first })
+            // Threads take the next strip from a shared counter, so a thread
+            // slowed by other load does not hold up the rest; each pixel is
+            // computed the same way whichever thread takes it.
+            let nextStrip = Atomic<Int>(0)
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                let scratch = StripScratch(frames: job.store.frameCount, channels: job.store.channels)
+                while true {
+                    let strip = nextStrip.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard strip < strips else { break }
+                    let y0 = strip * Self.stripRows
+                    let y1 = min(y0 + Self.stripRows, job.store.height)
+                    for y in y0..<y1 { job.reduceRow(y, scratch) }
+                }
+            }
+        }
+        let planes = arrays.prefix(c).map { Plane(width: w, height: h, pixels: $0) }
+        let counts = Plane(width: w, height: h, pixels: arrays[c])
+        return (Image(width: w, height: h, planes: planes), counts)
+    }
+
+    /// `count` arrays of `size` floats, left uninitialised for `body`, which
+    /// gets their base addresses and must write every element of each.
+    private static func withOutputArrays(count: Int, size: Int,
+                                         pointers: [UnsafeMutablePointer<Float>],
+                                         _ body: ([UnsafeMutablePointer<Float>]) -> Void) -> [[Float]] {
+        if pointers.count == count {
+            body(pointers)
+            return []
+        }
+        var rest: [[Float]] = []
+        let array = [Float](unsafeUninitializedCapacity: size) { buffer, initialized in
+            if let base = buffer.baseAddress {
+                rest = withOutputArrays(count: count, size: size, pointers: pointers + [base], body)
+            } else {
+                buffer.initialize(repeating: 0)
+            }
+            initialized = size
+        }
+        return [array] + rest
+    }
+}
+
+/// Per-thread working memory for the strip reducer, allocated once per
+/// thread (never per pixel).
+final class StripScratch {
+    let frames: Int
+    let channels: Int
+    /// SIMD lanes: values, weights and the +∞ penalty of uncovered samples, per frame.
+    let v: UnsafeMutablePointer<SIMD8<Float>>
+    let w: UnsafeMutablePointer<SIMD8<Float>>
+    let penalty: UnsafeMutablePointer<SIMD8<Float>>
+    /// One pixel's samples (frames × channels) and weights.
+    let values: UnsafeMutablePointer<Float>
+    let weights: UnsafeMutablePointer<Float>
+    /// One pixel's output (channels).
+    let pixelOut: UnsafeMutablePointer<Float>
+    let mode: ModeCluster.Scratch
+
+    init(frames: Int, channels: Int) {
+        self.frames = max(frames, 1)
+        self.channels = max(channels, 1)
+        v = .allocate(capacity: self.frames)
+        w = .allocate(capacity: self.frames)
+        penalty = .allocate(capacity: self.frames)
+        values = .allocate(capacity: self.frames * self.channels)
+        weights = .allocate(capacity: self.frames)
+        pixelOut = .allocate(capacity: self.channels)
+        mode = ModeCluster.Scratch(capacity: self.frames, channels: self.channels)
+    }
+
+    deinit {
+        v.deallocate(); w.deallocate(); penalty.deallocate()
+        values.deallocate(); weights.deallocate(); pixelOut.deallocate()
+    }
+}
+
+/// One reduction: the store, the kernel and the output, shared read-only by
+/// the strip threads; each output pixel is written by exactly one thread.
+struct StripJob: @unchecked Sendable {
+    let store: FrameStore
+    let kernel: RobustKernel
+    let weights: [Float]
+    let network: SortingNetwork?
+    /// `channels` output planes then the coverage-count plane, each W·H.
+    let outputs: [UnsafeMutablePointer<Float>]
+    /// Whether all frame weights are equal (sigma-clip then sorts values only).
+    let equalWeights: Bool
+
+    /// Reduces row `y` into the output.
+    func reduceRow(_ y: Int, _ scratch: StripScratch) {
+        if let network {
+            reduceRowNetwork(y, network, scratch)
+        } else {
+            reduceRowScalar(y, scratch)
+        }
+    }
+
+    /// SIMD path: 8 neighbouring pixels sorted together by the network.
+    private func reduceRowNetwork(_ y: Int, _ net: SortingNetwork, _ s: StripScratch) {
+        let wd = store.width, n = store.frameCount, c = store.channels
+        let rowSamples = store.samples + y * n * c * wd
+        let rowCoverage = store.coverage + y * n * wd
+        let scale: Float = 1 / 65535
+        let countOut = outputs[c] + y * wd
+        var x0 = 0
+        while x0 < wd {
+            let lanes = min(8, wd - x0)
+            var count = SIMD8<Float>(repeating: 0)
+            for f in 0..<n {
+                let cv = Self.load8(rowCoverage + f * wd + x0, lanes)
+                let covered = SIMD8<Float>(cv)
+                count += covered
+                s.penalty[f] = SIMD8<Float>(repeating: 0)
+                    .replacing(with: .infinity, where: covered .== 0)
+            }
+            for l in 0..<lanes { countOut[x0 + l] = count[l] }
+            for ch in 0..<c {
+                let out = outputs[ch] + y * wd + x0
+                for f in 0..<n {
+                    let u = Self.load8(rowSamples + (f * c + ch) * wd + x0, lanes)
+                    s.v[f] = SIMD8<Float>(u) * scale + s.penalty[f]
+                }
+                switch kernel {
+                case .median:
+                    net.sort(s.v)
+                    for l in 0..<lanes {
+                        let k = Int(count[l])
+                        out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
+                    }
+                case .sigmaClip(let kl, let kh, let iterations):
+                    if equalWeights {
+                        // Equal weights: the weights need not follow the sort.
+                        net.sort(s.v)
+                    } else {
+                        for f in 0..<n { s.w[f] = SIMD8<Float>(repeating: weights[f]) }
+                        net.sort(s.v, carrying: s.w)
+                    }
+                    for l in 0..<lanes {
+                        let k = Int(count[l])
+                        if equalWeights {
+                            for i in 0..<k { s.values[i] = s.v[i][l]; s.weights[i] = 1 }
+                        } else {
+                            for i in 0..<k { s.values[i] = s.v[i][l]; s.weights[i] = s.w[i][l] }
+                        }
+                        out[l] = SigmaClip.clipSorted(values: s.values, weights: s.weights, count: k,
+                                                      kappaLow: kl, kappaHigh: kh,
+                                                      maxIterations: iterations).value
+                    }
+                case .mode:
+                    // Not reached: mode always takes the scalar path.
+                    for l in 0..<lanes { out[l] = 0 }
+                }
+            }
+            x0 += 8
+        }
+    }
+
+    /// Scalar path: each pixel's covered samples gathered and reduced alone.
+    private func reduceRowScalar(_ y: Int, _ s: StripScratch) {
+        let wd = store.width, n = store.frameCount, c = store.channels
+        let rowSamples = store.samples + y * n * c * wd
+        let rowCoverage = store.coverage + y * n * wd
+        let scale: Float = 1 / 65535
+        for x in 0..<wd {
+            let pixel = y * wd + x
+            var k = 0
+            switch kernel {
+            case .mode(let tolerance):
+                for f in 0..<n where rowCoverage[f * wd + x] != 0 {
+                    for ch in 0..<c {
+                        s.values[k * c + ch] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
+                    }
+                    s.weights[k] = weights[f]
+                    k += 1
+                }
+                _ = ModeCluster.reduce(samples: s.values, count: k, channels: c, weights: s.weights,
+                                       tolerance: tolerance, output: s.pixelOut, scratch: s.mode)
+                for ch in 0..<c { outputs[ch][pixel] = s.pixelOut[ch] }
+            case .median, .sigmaClip:
+                for ch in 0..<c {
+                    k = 0
+                    for f in 0..<n where rowCoverage[f * wd + x] != 0 {
+                        s.values[k] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
+                        s.weights[k] = weights[f]
+                        k += 1
+                    }
+                    let value: Float
+                    if case .sigmaClip(let kl, let kh, let iterations) = kernel {
+                        value = SigmaClip.clip(values: UnsafeMutableBufferPointer(start: s.values, count: k),
+                                               weights: UnsafeMutableBufferPointer(start: s.weights, count: k),
+                                               kappaLow: kl, kappaHigh: kh, maxIterations: iterations).value
+                    } else {
+                        value = Median.inPlace(UnsafeMutableBufferPointer(start: s.values, count: k))
+                    }
+                    outputs[ch][pixel] = value
+                }
+            }
+            outputs[c][pixel] = Float(k)
+        }
+    }
+
+    /// Eight consecutive elements from `p` (the first `lanes` of them; the
+    /// rest 0), without reading past `p + lanes`.
+    @inline(__always)
+    static func load8<T: FixedWidthInteger & SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD8<T> {
+        if lanes == 8 { return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<T>.self) }
+        var v = SIMD8<T>(repeating: 0)
+        for l in 0..<lanes { v[l] = p[l] }
+        return v
+    }
+}

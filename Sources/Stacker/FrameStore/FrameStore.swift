@@ -1,0 +1,164 @@
+public import Registration
+import Synchronization
+
+/// Aligned frames kept for the robust kernels (median, mode, sigma-clip),
+/// 16 bits per sample, reduced in row strips.
+///
+/// **Storage.** Samples are `UInt16(value · 65535)` rounded to nearest, the
+/// value first clamped to 0…1 (NaN → 0); they read back as `u / 65535`.
+/// Coverage is a separate byte plane (1 = covered, i.e. coverage > 0.5;
+/// 0 = not) rather than a reserved sample value, so the full 16-bit range
+/// stays exact and gray and colour stores work alike (cost: 1 byte per pixel
+/// per frame, 1/7 of a colour store).
+///
+/// **Layout** (W = width, N = frames, C = channels), row-interleaved so the
+/// data of one row of *all* frames is contiguous and a strip of rows is one
+/// contiguous range (sequential reads, even from a memory-mapped file):
+/// - sample (x, y, frame f, channel c) at `UInt16` index `((y·N + f)·C + c)·W + x`;
+/// - coverage (x, y, f) at byte `samplesBytes + (y·N + f)·W + x`.
+/// A frame's `store` writes W-sample runs (one per row and channel), and the
+/// reducer reads, for 8 neighbouring pixels, N·C runs of 8 samples that sit
+/// within one row block (N·W·(2C+1) bytes, 140 KB for 20 RGB frames of
+/// 1000 px), which stays in cache.
+///
+/// **Memory.** The store lives in memory when `byteCount` ≤ `memoryLimit`,
+/// else in a memory-mapped temporary file in `temporaryDirectory` (see
+/// `FrameStoreBuffer`: created, registered with `TemporaryFiles`, mapped,
+/// and unlinked at once, so nothing is left on disk even after a crash).
+/// Both hold the same bytes, so reduction is bit-identical.
+///
+/// **Concurrency.** `store` may be called from several threads at once for
+/// *different* frame indices (each index owns a disjoint byte range); frames
+/// never stored count as covering nothing. `reduce` must not run concurrently
+/// with `store`. Under those rules the type is safe to share, hence
+/// `@unchecked Sendable` (the raw buffer is not checkable by the compiler).
+public final class FrameStore: @unchecked Sendable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Channels per frame (1 = gray, 3 = RGB).
+    public let channels: Int
+    /// Number of frame slots.
+    public let frameCount: Int
+    /// Total bytes of samples and coverage.
+    public let byteCount: Int
+    /// Bytes of the sample region (the coverage region follows it).
+    let samplesBytes: Int
+
+    let buffer: FrameStoreBuffer
+    private let stored: Mutex<[Bool]>
+
+    /// A store for `frameCount` frames of `width × height × channels`.
+    ///
+    /// - Parameters:
+    ///   - memoryLimit: bytes the store may take in memory; beyond it the
+    ///     store is a memory-mapped temporary file.
+    ///   - temporaryDirectory: where that file is created ("" = current folder).
+    /// - Throws: `StackerError.invalidInput` for non-positive sizes or a size
+    ///   that overflows; `StackerError.stackingFailed` / `.writeFailed` when
+    ///   memory or the temporary file cannot be had.
+    public init(width: Int, height: Int, channels: Int, frameCount: Int,
+                memoryLimit: Int, temporaryDirectory: String) throws {
+        guard width > 0, height > 0, channels > 0, frameCount > 0 else {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame store size \(width)×\(height)×\(channels), \(frameCount) frames, must be positive")
+        }
+        // bytes = H·N·W·(2C + 1), checked for overflow.
+        let (pixels, o1) = width.multipliedReportingOverflow(by: height)
+        let (perFrame, o2) = pixels.multipliedReportingOverflow(by: frameCount)
+        let (samples, o3) = perFrame.multipliedReportingOverflow(by: 2 * channels)
+        let (total, o4) = samples.addingReportingOverflow(perFrame)
+        guard !(o1 || o2 || o3 || o4) else {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame store of \(frameCount) frames of \(width)×\(height)×\(channels) is too large")
+        }
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.frameCount = frameCount
+        self.samplesBytes = samples
+        self.byteCount = total
+        if total <= memoryLimit {
+            buffer = try FrameStoreBuffer(heapBytes: total)
+        } else {
+            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory)
+        }
+        stored = Mutex([Bool](repeating: false, count: frameCount))
+    }
+
+    /// Whether the store is a memory-mapped temporary file (else heap memory).
+    public var isMemoryMapped: Bool { buffer.isMapped }
+
+    /// The temporary file's path when memory-mapped (it is unlinked as soon
+    /// as it is mapped, so the path no longer exists), else `nil`.
+    public var temporaryFilePath: String? { buffer.temporaryPath }
+
+    /// How many distinct frame indices have been stored.
+    public var storedFrameCount: Int { stored.withLock { $0.reduce(0) { $0 + ($1 ? 1 : 0) } } }
+
+    /// The samples as `UInt16` (index `((y·N + f)·C + c)·W + x`).
+    var samples: UnsafeMutablePointer<UInt16> { buffer.base.assumingMemoryBound(to: UInt16.self) }
+
+    /// The coverage bytes (index `(y·N + f)·W + x`).
+    var coverage: UnsafeMutablePointer<UInt8> {
+        (buffer.base + samplesBytes).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Stores frame `index`: its channel `planes` (0…1, already warped onto
+    /// the reference grid) and its `coverage` (0…1; > 0.5 = the frame has
+    /// data there). Replaces whatever that index held.
+    ///
+    /// Callable from several threads at once for different indices.
+    /// - Throws: `StackerError.invalidInput` when the index is out of range or
+    ///   a plane's size or the channel count does not match the store.
+    public func store(frame index: Int, planes: [Plane], coverage mask: Plane) throws {
+        guard index >= 0, index < frameCount else {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame index \(index) is outside the store's 0..<\(frameCount)")
+        }
+        guard planes.count == channels else {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame \(index) has \(planes.count) channels, the store \(channels)")
+        }
+        for p in planes + [mask] where p.width != width || p.height != height {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame \(index) plane is \(p.width)×\(p.height), the store \(width)×\(height)")
+        }
+        let w = width, n = frameCount, c = channels
+        let s = samples, cov = coverage
+        for ch in 0..<c {
+            planes[ch].pixels.withUnsafeBufferPointer { src in
+                guard let sp = src.baseAddress else { return }
+                for y in 0..<height {
+                    let dst = s + ((y * n + index) * c + ch) * w
+                    let row = sp + y * w
+                    for x in 0..<w { dst[x] = Self.quantize(row[x]) }
+                }
+            }
+        }
+        mask.pixels.withUnsafeBufferPointer { src in
+            guard let mp = src.baseAddress else { return }
+            for y in 0..<height {
+                let dst = cov + (y * n + index) * w
+                let row = mp + y * w
+                for x in 0..<w { dst[x] = row[x] > 0.5 ? 1 : 0 }
+            }
+        }
+        stored.withLock { $0[index] = true }
+    }
+
+    /// `UInt16(round(clamp(v, 0, 1) · 65535))`, NaN → 0.
+    @inline(__always)
+    static func quantize(_ v: Float) -> UInt16 {
+        let c: Float = v > 0 ? (v < 1 ? v : 1) : 0
+        return UInt16(c * 65535 + 0.5)
+    }
+
+    /// The value a stored sample reads back as.
+    @inline(__always)
+    static func dequantize(_ u: UInt16) -> Float { Float(u) * sampleScale }
+
+    /// 1/65535, the read-back scale.
+    static let sampleScale: Float = 1 / 65535
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bytes behind a `FrameStore`: zero-filled heap memory, or a shared
+/// memory map of a temporary file. Every C call the frame store makes lives
+/// in this file.
+///
+/// The temporary file is created with `mkstemp` in the chosen folder,
+/// registered with `TemporaryFiles` (so SIGINT / SIGTERM remove it), given
+/// its size with `posix_fallocate` (so a full disk fails here instead of
+/// raising SIGBUS on a later write; `ftruncate` where the file system cannot
+/// allocate), mapped with `MAP_SHARED`, and then at once closed and unlinked:
+/// the mapping keeps the data alive, and no file is left behind even after a
+/// crash or SIGKILL. `deinit` unmaps.
+final class FrameStoreBuffer {
+    /// Start of the zero-filled bytes.
+    let base: UnsafeMutableRawPointer
+    /// Size in bytes.
+    let byteCount: Int
+    /// Whether the bytes are a memory-mapped temporary file.
+    let isMapped: Bool
+    /// The temporary file's path (already unlinked), `nil` in memory.
+    let temporaryPath: String?
+
+    /// Zero-filled heap memory of `byteCount` bytes (`calloc`, so untouched
+    /// pages cost nothing).
+    init(heapBytes byteCount: Int) throws {
+        guard let p = calloc(max(byteCount, 1), 1) else {
+            throw StackerError.stackingFailed(
+                path: "", reason: "cannot allocate \(byteCount) bytes for the frame store")
+        }
+        base = p
+        self.byteCount = byteCount
+        isMapped = false
+        temporaryPath = nil
+    }
+
+    /// A memory-mapped temporary file of `byteCount` zero bytes in `directory`.
+    init(mappedBytes byteCount: Int, directory: String) throws {
+        let dir = directory.isEmpty ? "." : directory
+        var template = Array("\(dir)/.stack-frames-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buf -> Int32 in
+            guard let p = buf.baseAddress else { return -1 }
+            return mkstemp(p)
+        }
+        guard fd >= 0 else {
+            throw StackerError.writeFailed(
+                path: dir, reason: "cannot create the frame store's temporary file: \(Self.errnoText(errno))")
+        }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        TemporaryFiles.shared.register(path)
+        defer {
+            // Unlinked in every outcome: on success the mapping keeps the data.
+            unlink(path)
+            TemporaryFiles.shared.unregister(path)
+            close(fd)
+        }
+        let size = off_t(max(byteCount, 1))
+        let rc = posix_fallocate(fd, 0, size)
+        if rc != 0 {
+            if rc == ENOSPC || rc == EFBIG {
+                throw StackerError.writeFailed(
+                    path: dir, reason: "not enough space for the frame store's \(byteCount)-byte temporary file: \(Self.errnoText(rc))")
+            }
+            // The file system cannot preallocate (EOPNOTSUPP, EINVAL): size it sparsely.
+            guard ftruncate(fd, size) == 0 else {
+                throw StackerError.writeFailed(
+                    path: dir, reason: "cannot size the frame store's temporary file: \(Self.errnoText(errno))")
+            }
+        }
+        let p = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else {
+            throw StackerError.writeFailed(
+                path: dir, reason: "cannot map the frame store's temporary file: \(Self.errnoText(errno))")
+        }
+        base = p
+        self.byteCount = byteCount
+        isMapped = true
+        temporaryPath = path
+    }
+
+    deinit {
+        if isMapped {
+            munmap(base, max(byteCount, 1))
+        } else {
+            free(base)
+        }
+    }
+
+    /// The message for an errno value.
+    private static func errnoText(_ code: Int32) -> String {
+        guard let s = strerror(code) else { return "error \(code)" }
+        return String(cString: s)
+    }
+}

@@ -1,0 +1,262 @@
+/// The mode of one pixel's samples: the densest cluster of colours.
+///
+/// Two samples are neighbours when every channel differs by at most the
+/// tolerance τ (Chebyshev distance on the 0…1 scale; all channels together,
+/// so an object's colour forms one cluster even where its luma matches the
+/// background). Each sample's cluster is itself plus its neighbours; the
+/// densest cluster is the one with the most members. Ties between different
+/// clusters go to the one whose (unweighted) mean is closest, in Chebyshev
+/// distance, to the per-channel median; remaining ties to the lowest sample
+/// index. The output is the weighted mean of the chosen cluster's members
+/// (plain mean if their weights sum to 0).
+///
+/// This removes moving objects even where objects cover most of the frames,
+/// as long as the background is the single largest cluster and the objects'
+/// colours differ from it by more than τ.
+///
+/// Cost: O(k² · channels) per pixel for k samples, 8 pairs per SIMD step
+/// for k ≤ 64 (k = 20: 60 vector compares per channel).
+///
+/// Tolerance: `defaultTolerance` (0.06) suits 8-bit photographs with typical
+/// sensor/JPEG noise (σ ≈ 0.014); `tolerance(forNoiseSigma:)` derives it from
+/// a measured noise sigma.
+public enum ModeCluster {
+    /// Default cluster tolerance on the 0…1 scale (≈ 15 levels of 255).
+    public static let defaultTolerance: Float = 0.06
+
+    /// A tolerance for samples with per-channel noise `sigma` (0…1 scale):
+    /// 3·√2·σ, the 3-sigma width of the difference of two samples, clamped
+    /// to 0.02…0.15 so quantisation and heavy noise stay usable.
+    public static func tolerance(forNoiseSigma sigma: Double) -> Float {
+        guard sigma.isFinite, sigma > 0 else { return defaultTolerance }
+        return Float(min(max(3 * 2.0.squareRoot() * sigma, 0.02), 0.15))
+    }
+
+    /// The mode of single-channel `values` (0…1), with optional weights.
+    public static func mode(_ values: [Float], weights: [Float]? = nil,
+                            tolerance: Float = defaultTolerance) -> Float {
+        mode(values.map { [$0] }, weights: weights, tolerance: tolerance).first ?? 0
+    }
+
+    /// The mode of multi-channel samples: `samples[i]` is sample i's colour
+    /// (all the same channel count). Returns one value per channel (empty
+    /// input: an empty array).
+    public static func mode(_ samples: [[Float]], weights: [Float]? = nil,
+                            tolerance: Float = defaultTolerance) -> [Float] {
+        guard let channels = samples.first?.count, channels > 0 else { return [] }
+        precondition(samples.allSatisfy { $0.count == channels },
+                     "ModeCluster: samples have differing channel counts")
+        let flat = samples.flatMap { $0 }
+        let w = weights ?? [Float](repeating: 1, count: samples.count)
+        precondition(w.count == samples.count,
+                     "ModeCluster: \(w.count) weights for \(samples.count) samples")
+        let scratch = Scratch(capacity: samples.count, channels: channels)
+        var out = [Float](repeating: 0, count: channels)
+        flat.withUnsafeBufferPointer { fb in
+            w.withUnsafeBufferPointer { wb in
+                out.withUnsafeMutableBufferPointer { ob in
+                    guard let f = fb.baseAddress, let wp = wb.baseAddress,
+                          let o = ob.baseAddress else { return }
+                    _ = reduce(samples: f, count: samples.count, channels: channels,
+                               weights: wp, tolerance: tolerance, output: o, scratch: scratch)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Working memory for `reduce`, allocated once and reused per pixel.
+    final class Scratch {
+        /// Most samples per pixel.
+        let capacity: Int
+        /// Most channels.
+        let channels: Int
+        let counts: UnsafeMutablePointer<Int32>
+        let masks: UnsafeMutablePointer<UInt64>
+        let floats: UnsafeMutablePointer<Float>
+        let medians: UnsafeMutablePointer<Float>
+        let means: UnsafeMutablePointer<Float>
+        let sums: UnsafeMutablePointer<Double>
+        /// Channel-major SIMD copy of the samples (channels × ⌈capacity/8⌉).
+        let columns: UnsafeMutablePointer<SIMD8<Float>>
+
+        init(capacity: Int, channels: Int) {
+            self.capacity = max(capacity, 1)
+            self.channels = max(channels, 1)
+            counts = .allocate(capacity: self.capacity)
+            masks = .allocate(capacity: self.capacity)
+            floats = .allocate(capacity: self.capacity)
+            medians = .allocate(capacity: self.channels)
+            means = .allocate(capacity: self.channels)
+            sums = .allocate(capacity: 2 * self.channels)
+            columns = .allocate(capacity: self.channels * ((self.capacity + 7) / 8))
+        }
+
+        deinit {
+            counts.deallocate(); masks.deallocate(); floats.deallocate()
+            medians.deallocate(); means.deallocate(); sums.deallocate(); columns.deallocate()
+        }
+    }
+
+    /// The mode of `k` samples stored sample-major in `samples[0..<k*channels]`,
+    /// written to `output[0..<channels]`. The scratch must hold ≥ k samples
+    /// of ≥ `channels` channels.
+    /// - Returns: the number of members of the chosen cluster (0 when k = 0,
+    ///   in which case the output is 0).
+    static func reduce(samples s: UnsafePointer<Float>, count k: Int, channels c: Int,
+                       weights w: UnsafePointer<Float>, tolerance tau: Float,
+                       output: UnsafeMutablePointer<Float>, scratch: Scratch) -> Int {
+        guard k > 0 else {
+            for ch in 0..<c { output[ch] = 0 }
+            return 0
+        }
+        precondition(k <= scratch.capacity && c <= scratch.channels,
+                     "ModeCluster scratch holds \(scratch.capacity)×\(scratch.channels), need \(k)×\(c)")
+        let counts = scratch.counts, masks = scratch.masks
+        let useMasks = k <= 64
+        if useMasks {
+            neighbourMasks(s, k, c, tau, scratch)
+        } else {
+            // More than 64 samples: symmetric scalar pair tests, no masks.
+            for i in 0..<k { counts[i] = 1; masks[i] = 0 }
+            for i in 0..<k {
+                let si = s + i * c
+                var j = i + 1
+                while j < k {
+                    if isNear(si, s + j * c, c, tau) { counts[i] += 1; counts[j] += 1 }
+                    j += 1
+                }
+            }
+        }
+        var best: Int32 = 0, chosen = 0, ties = 0
+        for i in 0..<k {
+            if counts[i] > best { best = counts[i]; chosen = i; ties = 1 }
+            else if counts[i] == best {
+                // Same member set → the same cluster, not a real tie.
+                if !(useMasks && masks[i] == masks[chosen]) { ties += 1 }
+            }
+        }
+        if ties > 1 { chosen = breakTie(s, k, c, tau, best, scratch) }
+
+        // Weighted mean of the chosen cluster's members (Double sums).
+        let sc = s + chosen * c
+        let sums = scratch.sums, plain = scratch.sums + c
+        for ch in 0..<(2 * c) { sums[ch] = 0 }
+        var members = 0
+        var sumW = 0.0
+        var next = 0
+        var bits = useMasks ? masks[chosen] : 0
+        while true {
+            // Members in index order: set bits of the mask, or a scan.
+            let j: Int
+            if useMasks {
+                if bits == 0 { break }
+                j = bits.trailingZeroBitCount
+                bits &= bits - 1
+            } else {
+                while next < k && !isNear(sc, s + next * c, c, tau) { next += 1 }
+                if next >= k { break }
+                j = next
+                next += 1
+            }
+            let sj = s + j * c
+            let wj = Double(w[j])
+            members += 1
+            sumW += wj
+            for ch in 0..<c {
+                sums[ch] += wj * Double(sj[ch])
+                plain[ch] += Double(sj[ch])
+            }
+        }
+        for ch in 0..<c {
+            output[ch] = Float(sumW > 0 ? sums[ch] / sumW : plain[ch] / Double(members))
+        }
+        return members
+    }
+
+    /// Neighbour bit masks and counts for k ≤ 64 samples: bit j of
+    /// `masks[i]` is set when sample j is within `tau` of sample i (i itself
+    /// included). The samples are transposed to channel-major SIMD lanes
+    /// (padding +∞, never near) so each sample is tested against 8 others at once.
+    @inline(__always)
+    static func neighbourMasks(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int, _ tau: Float,
+                               _ scratch: Scratch) {
+        let chunks = (k + 7) / 8
+        let cols = scratch.columns
+        for ch in 0..<c {
+            for q in 0..<chunks {
+                var v = SIMD8<Float>(repeating: .infinity)
+                for l in 0..<8 where q * 8 + l < k { v[l] = s[(q * 8 + l) * c + ch] }
+                cols[ch * chunks + q] = v
+            }
+        }
+        let laneBits = SIMD8<UInt32>(1, 2, 4, 8, 16, 32, 64, 128)
+        let zero = SIMD8<UInt32>(repeating: 0)
+        let hi = SIMD8<Float>(repeating: tau), lo = SIMD8<Float>(repeating: -tau)
+        for i in 0..<k {
+            var mask: UInt64 = 0
+            for q in 0..<chunks {
+                var near = SIMDMask<SIMD8<Int32>>(repeating: true)
+                for ch in 0..<c {
+                    let d = cols[ch * chunks + q] - SIMD8<Float>(repeating: s[i * c + ch])
+                    near = near .& (d .<= hi) .& (d .>= lo)
+                }
+                let bits = zero.replacing(with: laneBits, where: near).wrappedSum()
+                mask |= UInt64(bits) << UInt64(8 * q)
+            }
+            scratch.masks[i] = mask
+            scratch.counts[i] = Int32(mask.nonzeroBitCount)
+        }
+    }
+
+    /// Whether samples `a` and `b` differ by at most `tau` in every channel.
+    @inline(__always)
+    static func isNear(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ c: Int, _ tau: Float) -> Bool {
+        for ch in 0..<c where abs(a[ch] - b[ch]) > tau { return false }
+        return true
+    }
+
+    /// Among the samples whose cluster has `best` members, the one whose
+    /// cluster mean is closest (Chebyshev) to the per-channel median.
+    private static func breakTie(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int, _ tau: Float,
+                                 _ best: Int32, _ scratch: Scratch) -> Int {
+        let medians = scratch.medians, means = scratch.means
+        for ch in 0..<c {
+            for i in 0..<k { scratch.floats[i] = s[i * c + ch] }
+            medians[ch] = Median.inPlace(UnsafeMutableBufferPointer(start: scratch.floats, count: k))
+        }
+        let useMasks = k <= 64
+        var chosen = -1
+        var chosenDistance = Float.infinity
+        for i in 0..<k where scratch.counts[i] == best {
+            if useMasks && chosen >= 0 && scratch.masks[i] == scratch.masks[chosen] { continue }
+            let si = s + i * c
+            for ch in 0..<c { means[ch] = 0 }
+            var n: Float = 0
+            if useMasks {
+                var bits = scratch.masks[i]
+                while bits != 0 {
+                    let j = bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    for ch in 0..<c { means[ch] += s[j * c + ch] }
+                    n += 1
+                }
+            } else {
+                for j in 0..<k where isNear(si, s + j * c, c, tau) {
+                    for ch in 0..<c { means[ch] += s[j * c + ch] }
+                    n += 1
+                }
+            }
+            var distance: Float = 0
+            for ch in 0..<c { distance = max(distance, abs(means[ch] / n - medians[ch])) }
+            if distance < chosenDistance { chosenDistance = distance; chosen = i }
+        }
+        return max(chosen, 0)
+    }
+}
+
+// References
+// - D. Comaniciu and P. Meer, "Mean shift: a robust approach toward feature
+//   space analysis", IEEE TPAMI 24(5), 2002 (flat-kernel density mode).
+// - Siril documentation, stacking methods (median, rejection):
+//   https://siril.readthedocs.io/en/stable/preprocessing/stacking.html

@@ -1,0 +1,237 @@
+import Dispatch
+import Foundation
+import Testing
+import Registration
+@testable import Stacker
+
+@Suite("Frame store")
+struct FrameStoreTests {
+    /// Random frames (values 0…1 with a few bright "object" samples) and
+    /// coverage with gaps: shifted-frame borders plus scattered holes, and a
+    /// corner no frame covers.
+    struct Burst {
+        let width: Int, height: Int, channels: Int, frames: Int
+        var planes: [[Plane]] = []
+        var coverage: [Plane] = []
+
+        init(width: Int, height: Int, channels: Int, frames: Int, seed: UInt64) {
+            self.width = width; self.height = height; self.channels = channels; self.frames = frames
+            var rng = KernelRNG(seed: seed)
+            for f in 0..<frames {
+                var ps: [Plane] = []
+                for c in 0..<channels {
+                    var p = Plane(width: width, height: height)
+                    for i in 0..<p.count {
+                        let base = 0.2 + 0.1 * Double(c) + 0.02 * rng.gaussian()
+                        p.pixels[i] = Float(rng.uniform() < 0.15 ? 0.9 + 0.05 * rng.uniform() : base)
+                    }
+                    ps.append(p)
+                }
+                planes.append(ps)
+                var cov = Plane(width: width, height: height, repeating: 1)
+                let shift = f % 5
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let border = x < shift || y >= height - shift
+                        let hole = rng.uniform() < 0.1
+                        let corner = x < 2 && y < 2
+                        if border || hole || corner { cov[x, y] = rng.uniform() < 0.5 ? 0 : 0.3 }
+                    }
+                }
+                coverage.append(cov)
+            }
+        }
+
+        func fill(_ store: FrameStore) throws {
+            for f in 0..<frames { try store.store(frame: f, planes: planes[f], coverage: coverage[f]) }
+        }
+
+        /// Dequantised covered samples of pixel `p`, channel `c`, in frame order,
+        /// with their frame weights.
+        func covered(_ p: Int, _ c: Int, _ weights: [Float]) -> (values: [Float], weights: [Float]) {
+            var v: [Float] = [], w: [Float] = []
+            for f in 0..<frames where coverage[f].pixels[p] > 0.5 {
+                v.append(FrameStore.dequantize(FrameStore.quantize(planes[f][c].pixels[p])))
+                w.append(weights[f])
+            }
+            return (v, w)
+        }
+    }
+
+    static let kernels: [RobustKernel] = [.median, .mode, .sigmaClip,
+                                          .sigmaClip(kappaLow: 2, kappaHigh: 2.5, maxIterations: 3)]
+
+    /// A fresh empty folder for temporary files.
+    static func temporaryFolder(_ name: String) throws -> String {
+        let dir = NSTemporaryDirectory() + "stack-framestore-\(name)-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("in-memory and memory-mapped stores reduce bit-identically; no temporary file is left")
+    func memoryVersusMapped() throws {
+        let burst = Burst(width: 37, height: 23, channels: 3, frames: 9, seed: 40)
+        let dir = try Self.temporaryFolder("mapped")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let weights: [Float] = (0..<9).map { 0.5 + Float($0) * 0.1 }
+        let memory = try FrameStore(width: 37, height: 23, channels: 3, frameCount: 9,
+                                    memoryLimit: 1 << 30, temporaryDirectory: dir)
+        #expect(!memory.isMemoryMapped && memory.temporaryFilePath == nil)
+        try burst.fill(memory)
+        var path: String?
+        do {
+            let mapped = try FrameStore(width: 37, height: 23, channels: 3, frameCount: 9,
+                                        memoryLimit: 1, temporaryDirectory: dir)
+            #expect(mapped.isMemoryMapped)
+            path = mapped.temporaryFilePath
+            #expect(path?.hasPrefix(dir) == true)
+            try burst.fill(mapped)
+            #expect(mapped.byteCount == 37 * 23 * 9 * 7)
+            for kernel in Self.kernels {
+                let a = try memory.reduce(kernel, weights: weights, threads: 2)
+                let b = try mapped.reduce(kernel, weights: weights, threads: 2)
+                #expect(a.image == b.image, "\(kernel)")
+                #expect(a.coverageCount == b.coverageCount, "\(kernel)")
+            }
+        }
+        // The mapped store is released: neither its file nor any other is left.
+        if let path { #expect(!FileManager.default.fileExists(atPath: path)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    @Test("reduce with 1, 2 and 3 threads gives identical output")
+    func threadCountIndependent() throws {
+        let burst = Burst(width: 41, height: 50, channels: 3, frames: 7, seed: 41)
+        let store = try FrameStore(width: 41, height: 50, channels: 3, frameCount: 7,
+                                   memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        try burst.fill(store)
+        let weights: [Float] = [1, 2, 1, 0.5, 1, 3, 1]
+        for kernel in Self.kernels {
+            let one = try store.reduce(kernel, weights: weights, threads: 1)
+            for t in [2, 3] {
+                let many = try store.reduce(kernel, weights: weights, threads: t)
+                #expect(one.image == many.image, "\(kernel), \(t) threads")
+                #expect(one.coverageCount == many.coverageCount)
+            }
+        }
+    }
+
+    @Test("store reduction equals the pure per-pixel kernels on the stored samples; gaps give 0")
+    func matchesPureKernels() throws {
+        let w = 19, h = 11, c = 3, n = 12
+        let burst = Burst(width: w, height: h, channels: c, frames: n, seed: 42)
+        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n,
+                                   memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        try burst.fill(store)
+        var rng = KernelRNG(seed: 43)
+        let weights: [Float] = (0..<n).map { _ in Float(0.2 + rng.uniform()) }
+        let clip = try store.reduce(.sigmaClip, weights: weights, threads: 2)
+        let clipScalar = try store.reduce(.sigmaClip, weights: weights, threads: 2, networkLimit: 0)
+        let mode = try store.reduce(.mode, weights: weights, threads: 2)
+        var worstClip: Float = 0, worstMode: Float = 0, uncovered = 0
+        for p in 0..<(w * h) {
+            let k = burst.covered(p, 0, weights).values.count
+            #expect(clip.coverageCount.pixels[p] == Float(k))
+            #expect(mode.coverageCount.pixels[p] == Float(k))
+            if k == 0 {
+                uncovered += 1
+                for ch in 0..<c { #expect(clip.image.planes[ch].pixels[p] == 0 && mode.image.planes[ch].pixels[p] == 0) }
+                continue
+            }
+            var samples = [[Float]](repeating: [], count: k)
+            for ch in 0..<c {
+                let s = burst.covered(p, ch, weights)
+                let expected = SigmaClip.clip(s.values, weights: s.weights).value
+                worstClip = max(worstClip, abs(clip.image.planes[ch].pixels[p] - expected),
+                                abs(clipScalar.image.planes[ch].pixels[p] - expected))
+                for i in 0..<k { samples[i].append(s.values[i]) }
+            }
+            let m = ModeCluster.mode(samples, weights: burst.covered(p, 0, weights).weights)
+            for ch in 0..<c { worstMode = max(worstMode, abs(mode.image.planes[ch].pixels[p] - m[ch])) }
+        }
+        // The same samples and sums; only the order of summing equal values with
+        // different weights may differ (network vs Shell sort): Float rounding, < 1e-6.
+        #expect(worstClip < 1e-6)
+        // Mode walks the samples in frame order in both: exact.
+        #expect(worstMode == 0)
+        #expect(uncovered >= 4)  // the 2×2 corner no frame covers
+
+        // Equal weights take the values-only sort: the same as the scalar path.
+        let ones = [Float](repeating: 1, count: n)
+        let equal = try store.reduce(.sigmaClip, weights: ones, threads: 2)
+        let equalScalar = try store.reduce(.sigmaClip, weights: ones, threads: 1, networkLimit: 0)
+        #expect(equal.image == equalScalar.image)
+    }
+
+    @Test("frames stored from several threads at once equal frames stored in order; unstored frames cover nothing")
+    func concurrentStores() throws {
+        let burst = Burst(width: 30, height: 20, channels: 1, frames: 8, seed: 44)
+        let serial = try FrameStore(width: 30, height: 20, channels: 1, frameCount: 8,
+                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        try burst.fill(serial)
+        let parallel = try FrameStore(width: 30, height: 20, channels: 1, frameCount: 8,
+                                      memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        DispatchQueue.concurrentPerform(iterations: 8) { f in
+            try? parallel.store(frame: 7 - f, planes: burst.planes[7 - f], coverage: burst.coverage[7 - f])
+        }
+        #expect(parallel.storedFrameCount == 8)
+        let ones = [Float](repeating: 1, count: 8)
+        #expect(try serial.reduce(.median, weights: ones, threads: 2).image
+                == parallel.reduce(.median, weights: ones, threads: 2).image)
+
+        let partial = try FrameStore(width: 30, height: 20, channels: 1, frameCount: 8,
+                                     memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        try partial.store(frame: 3, planes: burst.planes[3], coverage: burst.coverage[3])
+        let r = try partial.reduce(.median, weights: ones, threads: 1)
+        for p in 0..<600 {
+            let covered = burst.coverage[3].pixels[p] > 0.5
+            #expect(r.coverageCount.pixels[p] == (covered ? 1 : 0))
+            let expected = covered ? FrameStore.dequantize(FrameStore.quantize(burst.planes[3][0].pixels[p])) : 0
+            #expect(r.image.planes[0].pixels[p] == expected)
+        }
+    }
+
+    @Test("16-bit quantisation: error ≤ half a step, clamped to 0…1, NaN → 0")
+    func quantisation() {
+        var rng = KernelRNG(seed: 45)
+        var worst: Float = 0
+        for _ in 0..<10000 {
+            let v = Float(rng.uniform())
+            worst = max(worst, abs(FrameStore.dequantize(FrameStore.quantize(v)) - v))
+        }
+        // Half a step is 0.5/65535 = 7.63e-6; Float rounding of v adds < 1e-7.
+        #expect(worst <= 0.5 / 65535 + 1e-7)
+        #expect(FrameStore.quantize(1) == 65535 && FrameStore.quantize(1.5) == 65535)
+        #expect(FrameStore.quantize(-0.2) == 0 && FrameStore.quantize(.nan) == 0)
+        #expect(FrameStore.dequantize(65535) == 1)
+    }
+
+    @Test("bad sizes, indices, weights and kernel parameters throw invalidInput")
+    func invalidInput() throws {
+        #expect(throws: StackerError.self) {
+            try FrameStore(width: 0, height: 5, channels: 1, frameCount: 2, memoryLimit: 1 << 20, temporaryDirectory: "/tmp")
+        }
+        #expect(throws: StackerError.self) {
+            try FrameStore(width: Int.max / 2, height: 4, channels: 3, frameCount: 8, memoryLimit: 1 << 20, temporaryDirectory: "/tmp")
+        }
+        let store = try FrameStore(width: 4, height: 3, channels: 3, frameCount: 2,
+                                   memoryLimit: 1 << 20, temporaryDirectory: "/tmp")
+        let p = Plane(width: 4, height: 3, repeating: 0.5)
+        #expect(throws: StackerError.self) { try store.store(frame: 2, planes: [p, p, p], coverage: p) }
+        #expect(throws: StackerError.self) { try store.store(frame: 0, planes: [p], coverage: p) }
+        #expect(throws: StackerError.self) {
+            try store.store(frame: 0, planes: [p, p, p], coverage: Plane(width: 3, height: 3))
+        }
+        #expect(throws: StackerError.self) { try store.reduce(.median, weights: [1], threads: 1) }
+        #expect(throws: StackerError.self) { try store.reduce(.median, weights: [1, -1], threads: 1) }
+        #expect(throws: StackerError.self) { try store.reduce(.mode(tolerance: 0), weights: [1, 1], threads: 1) }
+        #expect(throws: StackerError.self) {
+            try store.reduce(.sigmaClip(kappaLow: .nan, kappaHigh: 3, maxIterations: 5), weights: [1, 1], threads: 1)
+        }
+        #expect(throws: StackerError.self) {
+            try FrameStore(width: 4, height: 3, channels: 1, frameCount: 2, memoryLimit: 0,
+                           temporaryDirectory: "/nonexistent-folder-for-stack-tests")
+        }
+    }
+}

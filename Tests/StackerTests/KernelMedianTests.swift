@@ -1,0 +1,118 @@
+import Testing
+import Registration
+@testable import Stacker
+
+@Suite("Median kernel")
+struct KernelMedianTests {
+    /// The reference: sort, then the middle one or the mean of the two middle ones
+    /// (the same `0.5 * (a + b)` formula, so equality is exact).
+    static func reference(_ xs: [Float]) -> Float {
+        let s = xs.sorted()
+        guard !s.isEmpty else { return 0 }
+        return 0.5 * (s[(s.count - 1) / 2] + s[s.count / 2])
+    }
+
+    @Test("median equals the sorted reference for every count 1…64, odd and even, with ties")
+    func medianMatchesSortedReference() {
+        var rng = KernelRNG(seed: 1)
+        for n in 1...64 {
+            for trial in 0..<50 {
+                // Every third trial draws from few levels, so ties are common.
+                let xs: [Float] = (0..<n).map { _ in
+                    trial % 3 == 0 ? Float(rng.int(in: 0...4)) / 4 : Float(rng.uniform())
+                }
+                #expect(Median.of(xs) == Self.reference(xs), "n = \(n), trial \(trial)")
+            }
+        }
+        #expect(Median.of([]) == 0)
+    }
+
+    @Test("median of large counts (quickselect path) equals the sorted reference")
+    func medianLargeCounts() {
+        var rng = KernelRNG(seed: 2)
+        for n in [65, 100, 257, 1000, 1001] {
+            let xs: [Float] = (0..<n).map { _ in Float(rng.uniform()) }
+            #expect(Median.of(xs) == Self.reference(xs), "n = \(n)")
+        }
+    }
+
+    @Test("Batcher network sorts every 0–1 input for n ≤ 14 (0–1 principle) and random inputs to 64")
+    func sortingNetworkSorts() {
+        for n in 1...14 {
+            let net = SortingNetwork(count: n)
+            let v = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: n)
+            defer { v.deallocate() }
+            // 8 bit patterns per network run, one per lane.
+            var pattern = 0
+            while pattern < (1 << n) {
+                for i in 0..<n {
+                    var lane = SIMD8<Float>(repeating: 0)
+                    for l in 0..<8 { lane[l] = ((pattern + l) >> i) & 1 == 1 ? 1 : 0 }
+                    v[i] = lane
+                }
+                net.sort(v)
+                for l in 0..<8 {
+                    for i in 1..<max(n, 1) where v[i - 1][l] > v[i][l] {
+                        Issue.record("n = \(n), pattern \(pattern + l) not sorted")
+                    }
+                }
+                pattern += 8
+            }
+        }
+        var rng = KernelRNG(seed: 3)
+        for n in 15...64 {
+            let net = SortingNetwork(count: n)
+            let v = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: n)
+            defer { v.deallocate() }
+            var columns = [[Float]](repeating: [], count: 8)
+            for i in 0..<n {
+                var lane = SIMD8<Float>(repeating: 0)
+                for l in 0..<8 { lane[l] = Float(rng.uniform()); columns[l].append(lane[l]) }
+                v[i] = lane
+            }
+            net.sort(v)
+            for l in 0..<8 {
+                #expect((0..<n).map { v[$0][l] } == columns[l].sorted(), "n = \(n), lane \(l)")
+            }
+        }
+        #expect(SortingNetwork(count: 32).comparatorCount == 191)
+    }
+
+    @Test("store median equals the sorted reference of covered samples for counts 0…64 (SIMD and scalar paths)")
+    func storeMedianWithCoverageGaps() throws {
+        var rng = KernelRNG(seed: 4)
+        let w = 29, h = 7, n = 64
+        let store = try FrameStore(width: w, height: h, channels: 1, frameCount: n,
+                                   memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        // Per pixel a covered-frame count drawn from 0…64 (x + 29y spreads it), then
+        // that many frames chosen at random cover it.
+        var cover = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: n)
+        var values = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: n)
+        for p in 0..<(w * h) {
+            let k = p % 65
+            var frames = Array(0..<n)
+            for i in 0..<k { frames.swapAt(i, rng.int(in: i...(n - 1))) }
+            for f in frames.prefix(k) { cover[f][p] = 1 }
+            for f in 0..<n { values[f][p] = Float(rng.uniform()) }
+        }
+        for f in 0..<n {
+            try store.store(frame: f, planes: [Plane(width: w, height: h, pixels: values[f])],
+                            coverage: Plane(width: w, height: h, pixels: cover[f]))
+        }
+        let simd = try store.reduce(.median, weights: [Float](repeating: 1, count: n), threads: 2)
+        let scalar = try store.reduce(.median, weights: [Float](repeating: 1, count: n), threads: 2,
+                                      networkLimit: 0)
+        var mismatches = 0
+        for p in 0..<(w * h) {
+            let covered = (0..<n).filter { cover[$0][p] > 0.5 }
+                .map { FrameStore.dequantize(FrameStore.quantize(values[$0][p])) }
+            let expected = Self.reference(covered)
+            if simd.image.planes[0].pixels[p] != expected || scalar.image.planes[0].pixels[p] != expected {
+                mismatches += 1
+            }
+            #expect(simd.coverageCount.pixels[p] == Float(covered.count))
+        }
+        #expect(mismatches == 0)
+        #expect(simd.image == scalar.image)
+    }
+}
