@@ -22,6 +22,16 @@ struct StackCommand {
         OptionSpec(names: ["--depth"], valueName: "8|16",
                    help: "PNG bits per sample (default: that of the reference frame)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
+        OptionSpec(names: ["--weights"], valueName: "equal|auto",
+                   help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
+        OptionSpec(names: ["--kappa"], valueName: "k|low,high",
+                   help: "sigma-clip rejection threshold in robust sigmas (default: 3)"),
+        OptionSpec(names: ["--memory-limit"], valueName: "size",
+                   help: "memory for the robust kernels' frame store before spilling to a temporary file, e.g. 512M, 4G (default: 2G)"),
+        OptionSpec(names: ["--skip-bad"], valueName: nil,
+                   help: "skip frames that cannot be read, with a warning, instead of failing"),
+        OptionSpec(names: ["--max-pixels"], valueName: "n",
+                   help: "refuse images larger than this many pixels, e.g. 200M (default: 500M)"),
         OptionSpec(names: ["--min-score"], valueName: "score",
                    help: "skip frames whose registration score is below this (default: \(StackOptions().minimumScore))"),
         OptionSpec(names: ["--threads"], valueName: "n", help: "worker threads (default: number of cores)"),
@@ -39,7 +49,7 @@ struct StackCommand {
         OVERVIEW: \(abstract)
 
         Every frame is registered to the reference frame by subpixel phase
-        correlation, resampled onto its grid (bicubic), and combined per pixel.
+        correlation, resampled onto its grid (Lanczos-3), and combined per pixel.
 
         USAGE: \(usage)
 
@@ -81,12 +91,16 @@ struct StackCommand {
         if args.flags.contains("--version") { return .version }
         var s = Settings()
         s.quiet = args.flags.contains("--quiet")
+        s.options.skipBadFrames = args.flags.contains("--skip-bad")
+        if let v = args["--max-pixels"] {
+            guard let n = parseCount(v), n >= 1 else {
+                throw UsageError(description: "--max-pixels needs a positive count such as 200M, got '\(v)'")
+            }
+            s.options.maxPixels = n
+        }
         if let v = args["--mode"] {
             guard let mode = StackMode(rawValue: v) else {
                 throw UsageError(description: "unknown --mode '\(v)' (expected average, median, mode or sigma-clip)")
-            }
-            guard mode == .average else {
-                throw UsageError(description: "--mode \(v) is not available in this build yet (only average)")
             }
             s.options.mode = mode
         }
@@ -113,6 +127,26 @@ struct StackCommand {
                 throw UsageError(description: "--depth needs 8 or 16, got '\(v)'")
             }
             s.depth = d
+        }
+        if let v = args["--weights"] {
+            guard let w = FrameWeighting(rawValue: v) else {
+                throw UsageError(description: "unknown --weights '\(v)' (expected equal or auto)")
+            }
+            s.options.weighting = w
+        }
+        if let v = args["--kappa"] {
+            let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Float(String($0)) }
+            guard (1...2).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! > 0 && $0!.isFinite }) else {
+                throw UsageError(description: "--kappa needs a positive number or LOW,HIGH, got '\(v)'")
+            }
+            s.options.kappaLow = parts[0]!
+            s.options.kappaHigh = parts.last!!
+        }
+        if let v = args["--memory-limit"] {
+            guard let bytes = parseByteSize(v), bytes >= 1 << 20 else {
+                throw UsageError(description: "--memory-limit needs a size of at least 1M such as 512M or 4G, got '\(v)'")
+            }
+            s.options.memoryLimit = bytes
         }
         if let v = args["--min-score"] {
             guard let x = Double(v), x >= 0, x <= 1 else {
@@ -147,4 +181,36 @@ struct StackCommand {
         }
         return .run(s)
     }
+}
+
+/// Parses a byte size: a number with an optional binary suffix
+/// (`K`, `M`, `G`, `T`, optionally followed by `i`, `B` or `iB`): `512M`, `1.5GiB`, `4096`.
+func parseByteSize(_ text: String) -> Int? {
+    var t = Substring(text.uppercased())
+    if t.hasSuffix("B") { t = t.dropLast() }
+    if t.hasSuffix("I") { t = t.dropLast() }
+    var scale = 1.0
+    if let last = t.last, let power = ["K": 1, "M": 2, "G": 3, "T": 4][String(last)] {
+        scale = pow1024(power)
+        t = t.dropLast()
+    }
+    guard let number = Double(t), number.isFinite, number >= 0 else { return nil }
+    let bytes = number * scale
+    guard bytes < 9e18 else { return nil }
+    return Int(bytes)
+}
+
+/// 1024 to the power `n`.
+private func pow1024(_ n: Int) -> Double { (0..<n).reduce(1.0) { acc, _ in acc * 1024 } }
+
+/// Parses a count with an optional decimal suffix (`K` = 10³, `M` = 10⁶, `G` = 10⁹): `200M`, `1.5G`, `4096`.
+func parseCount(_ text: String) -> Int? {
+    var t = Substring(text.uppercased())
+    var scale = 1.0
+    if let last = t.last, let s = ["K": 1e3, "M": 1e6, "G": 1e9][String(last)] {
+        scale = s
+        t = t.dropLast()
+    }
+    guard let number = Double(t), number.isFinite, number >= 0, number * scale < 9e18 else { return nil }
+    return Int(number * scale)
 }

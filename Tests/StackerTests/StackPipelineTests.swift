@@ -28,7 +28,7 @@ struct StackPipelineTests {
         var options = StackOptions()
         options.threads = 2
         let result = try StackPipeline.run(paths: paths, options: options)
-        #expect(result.frames.allSatisfy(\.used))
+        #expect(result.frames.allSatisfy { $0.used })
         // Ignore a border as wide as the largest shift: there fewer frames cover.
         let border = Int(scene.config.maxShift.rounded(.up)) + 2
         let stacked = ImageMetrics.psnr(result.image, scene.groundTruth, border: border)

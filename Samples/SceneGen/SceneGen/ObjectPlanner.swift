@@ -20,6 +20,16 @@ enum ObjectPlanner {
         [0.85, 0.15, 0.80], [0.10, 0.80, 0.85], [0.98, 0.55, 0.05], [0.50, 0.10, 0.60],
         [0.98, 0.98, 0.98], [0.05, 0.05, 0.05], [0.55, 0.95, 0.45], [0.95, 0.60, 0.70],
     ]
+    /// Light colours of the busy spots' parked objects: each channel 0.72,
+    /// 0.86 or 1.0, so any two differ by ≥ 0.14 in some channel (more than
+    /// the mode kernel's tolerance) and all are lighter than the street and
+    /// road they stand on, so there the objects, not the background, hold
+    /// the middle of every channel's sorted samples.
+    static let light: [[Float]] = [
+        [1.0, 0.72, 0.72], [0.72, 1.0, 0.72], [0.72, 0.72, 1.0], [1.0, 1.0, 0.72],
+        [1.0, 0.72, 1.0], [0.72, 1.0, 1.0], [1.0, 0.86, 0.72], [0.86, 1.0, 0.72],
+        [0.72, 0.86, 1.0], [1.0, 0.72, 0.86], [0.86, 0.72, 1.0], [1.0, 1.0, 1.0],
+    ]
     /// Muted colours of clothes and cars.
     static let muted: [[Float]] = [
         [0.12, 0.13, 0.18], [0.20, 0.22, 0.35], [0.55, 0.48, 0.38], [0.35, 0.35, 0.36],
@@ -38,11 +48,73 @@ enum ObjectPlanner {
         let W = Double(config.width), H = Double(config.height)
         let gw = (config.width + cellSize - 1) / cellSize, gh = (config.height + cellSize - 1) / cellSize
         var total = [UInt16](repeating: 0, count: gw * gh)
-        var perColour = config.backgroundIsLargestCluster ? [UInt16](repeating: 0, count: gw * gh * p) : []
+        // Colour indices: the palette's, then (busy spots) the light ones.
+        let colours = p + light.count
+        var perColour = config.backgroundIsLargestCluster ? [UInt16](repeating: 0, count: gw * gh * colours) : []
         var mine = [UInt16](repeating: 0, count: gw * gh)
         var touched: [Int] = []
         var objects: [SceneObject] = []
         let attempts = config.objectCount * 12
+
+        /// Adds the footprints of `group` to the counts when every cell stays
+        /// within the limits; returns whether it did.
+        func tryPlace(_ group: [SceneObject]) -> Bool {
+            var extraColour: [Int: Int] = [:]
+            for object in group {
+                for f in object.visibleFrames {
+                    for c in cells(object.bounds(frame: f)) {
+                        if mine[c] == 0 { touched.append(c) }
+                        mine[c] &+= 1
+                        if !perColour.isEmpty { extraColour[c * colours + object.colourIndex, default: 0] += 1 }
+                    }
+                }
+            }
+            defer {
+                for c in touched { mine[c] = 0 }
+                touched.removeAll(keepingCapacity: true)
+            }
+            guard !touched.isEmpty else { return false }
+            for c in touched where Int(total[c]) + Int(mine[c]) > maxCover { return false }
+            for (k, v) in extraColour where Int(perColour[k]) + v > colourCap { return false }
+            for c in touched { total[c] += mine[c] }
+            for (k, v) in extraColour { perColour[k] += UInt16(v) }
+            return true
+        }
+
+        /// The coverage cells under `b` grown by `margin`.
+        func cells(_ b: (minX: Double, minY: Double, maxX: Double, maxY: Double)) -> [Int] {
+            let cx0 = max(0, Int(((b.minX - margin) / Double(cellSize)).rounded(.down)))
+            let cy0 = max(0, Int(((b.minY - margin) / Double(cellSize)).rounded(.down)))
+            let cx1 = min(gw - 1, Int(((b.maxX + margin) / Double(cellSize)).rounded(.down)))
+            let cy1 = min(gh - 1, Int(((b.maxY + margin) / Double(cellSize)).rounded(.down)))
+            guard cx0 <= cx1, cy0 <= cy1 else { return [] }
+            return (cy0...cy1).flatMap { cy in (cx0...cx1).map { cy * gw + $0 } }
+        }
+
+
+        // Busy spots (crowd scenes): a parked object in each of `maxCover`
+        // frames at the same place, each of a different colour, so there the
+        // objects outnumber the background (median fails) while no single
+        // colour does (mode still finds the background).
+        if config.backgroundIsLargestCluster && maxCover * 2 > n && light.count >= maxCover {
+            let spots = max(1, config.objectCount / 8)
+            for _ in 0..<spots {
+                let size = H * rng.uniform(config.objectSize.lowerBound, config.objectSize.upperBound)
+                let hw = max(1.5, size * rng.uniform(0.4, 0.6)), hh = max(1.5, size / 2)
+                let x = W * rng.uniform(0.1, 0.9), y = H * rng.uniform(0.72, 0.9)   // on the road
+                var frames = Array(0..<n)
+                for i in stride(from: n - 1, to: 0, by: -1) { frames.swapAt(i, rng.below(i + 1)) }
+                let firstColour = rng.below(light.count)
+                let group = frames.prefix(maxCover).enumerated().map { k, f -> SceneObject in
+                    let li = (firstColour + k) % light.count
+                    return SceneObject(startX: x, startY: y, velocityX: 0, velocityY: 0,
+                                       halfWidth: hw, halfHeight: hh, cornerRadius: min(hw, hh) * 0.3,
+                                       isEllipse: false, colour: light[li], colourIndex: p + li,
+                                       visibleFrames: f...f)
+                }
+                if tryPlace(group) { objects.append(contentsOf: group) }
+            }
+        }
 
         for _ in 0..<attempts where objects.count < config.objectCount {
             let size = H * rng.uniform(config.objectSize.lowerBound, config.objectSize.upperBound)
@@ -72,36 +144,7 @@ enum ObjectPlanner {
                                      halfWidth: hw, halfHeight: hh, cornerRadius: radius,
                                      isEllipse: ellipse, colour: palette[ci], colourIndex: ci,
                                      visibleFrames: first...last)
-            // Footprint counts of this candidate.
-            for f in first...last {
-                let b = object.bounds(frame: f)
-                let cx0 = max(0, Int(((b.minX - margin) / Double(cellSize)).rounded(.down)))
-                let cy0 = max(0, Int(((b.minY - margin) / Double(cellSize)).rounded(.down)))
-                let cx1 = min(gw - 1, Int(((b.maxX + margin) / Double(cellSize)).rounded(.down)))
-                let cy1 = min(gh - 1, Int(((b.maxY + margin) / Double(cellSize)).rounded(.down)))
-                guard cx0 <= cx1, cy0 <= cy1 else { continue }
-                for cy in cy0...cy1 {
-                    for cx in cx0...cx1 {
-                        let c = cy * gw + cx
-                        if mine[c] == 0 { touched.append(c) }
-                        mine[c] &+= 1
-                    }
-                }
-            }
-            var fits = !touched.isEmpty
-            for c in touched where fits {
-                if Int(total[c]) + Int(mine[c]) > maxCover { fits = false }
-                if !perColour.isEmpty, Int(perColour[c * p + ci]) + Int(mine[c]) > colourCap { fits = false }
-            }
-            if fits {
-                for c in touched {
-                    total[c] += mine[c]
-                    if !perColour.isEmpty { perColour[c * p + ci] += mine[c] }
-                }
-                objects.append(object)
-            }
-            for c in touched { mine[c] = 0 }
-            touched.removeAll(keepingCapacity: true)
+            if tryPlace([object]) { objects.append(object) }
         }
         return objects
     }

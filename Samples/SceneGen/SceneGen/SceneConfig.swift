@@ -82,6 +82,9 @@ public struct SceneConfig: Sendable, Equatable {
     /// A crowded street: 12 frames, about 40 objects in distinct vivid colours
     /// covering each pixel in up to 60 % of frames, yet at every pixel no single
     /// object colour occurs as often as the background (median fails, mode works).
+    /// About `objectCount / 8` busy spots on the road are covered in 60 % of
+    /// frames by parked objects of different light colours: there every
+    /// channel's median lands on an object, while mode still finds the road.
     public static let crowd = SceneConfig(
         preset: "crowd", frameCount: 12, objectCount: 40, objectSize: 0.1...0.22,
         objectCoverage: 0.6, colourfulObjects: true, backgroundIsLargestCluster: true)

@@ -20,20 +20,47 @@ public enum Alignment: String, Sendable, CaseIterable {
     case none
 }
 
+/// How frames are weighted in the average and sigma-clip kernels.
+public enum FrameWeighting: String, Sendable, CaseIterable {
+    /// Every frame counts the same.
+    case equal
+    /// Inverse noise variance, estimated per frame (the reference gets weight 1).
+    case auto
+}
+
 /// Everything that shapes one stacking run. Defaults follow DESIGN.md.
 public struct StackOptions: Sendable {
     /// The combination kernel (default `.average`).
     public var mode: StackMode = .average
     /// The alignment model (default `.translation`).
     public var alignment: Alignment = .translation
+    /// Frame weights for average and sigma-clip (default `.equal`).
+    public var weighting: FrameWeighting = .equal
+    /// Sigma-clip rejection thresholds below and above the median, in robust σ.
+    public var kappaLow: Float = 3
+    /// See `kappaLow`.
+    public var kappaHigh: Float = 3
+    /// Sigma-clip iterations at most.
+    public var clipIterations: Int = 5
+    /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
+    public var modeTolerance: Float = 0.06
+    /// Known transforms (frame → reference), one per input frame, used
+    /// instead of registration when set (for example true shifts from a
+    /// scene's truth file). Their score is reported as 1.
+    public var givenTransforms: [Transform]?
     /// Index of the reference frame in the input list (default 0).
     public var referenceIndex: Int = 0
     /// Frames whose registration score is below this are not stacked.
     public var minimumScore: Double = TranslationOptions.defaultMinimumScore
     /// Interpolator used to warp frames onto the reference grid.
-    public var interpolation: Interpolation = .bicubic
+    public var interpolation: Interpolation = .lanczos3
     /// Worker threads for decoding, registration and warping (≥ 1).
     public var threads: Int = defaultThreadCount
+    /// Skip frames that cannot be read (with a warning and `used: false`)
+    /// instead of failing the run. The reference frame must always be readable.
+    public var skipBadFrames = false
+    /// Refuse images with more pixels than this, before allocating them.
+    public var maxPixels: Int = ImageFile.defaultMaxPixels
     /// Memory the robust kernels' frame store may use before spilling to disk, in bytes.
     public var memoryLimit: Int = 2 << 30
     /// Folder for the frame store's temporary file.

@@ -25,17 +25,20 @@ public enum StackPipeline {
         guard options.referenceIndex >= 0 && options.referenceIndex < paths.count else {
             throw StackerError.invalidInput(path: "", reason: "reference index \(options.referenceIndex) is out of range 0…\(paths.count - 1)")
         }
+        if let given = options.givenTransforms, given.count != paths.count {
+            throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(paths.count) frames")
+        }
         let threads = max(1, options.threads)
         let timings = Mutex(StageTimings())
 
         // The reference fixes the grid, the channel count and the registrar.
         let refPath = paths[options.referenceIndex]
-        let (reference, decodeSeconds) = try measure { try ImageFile.read(refPath) }
+        let (reference, decodeSeconds) = try measure { try ImageFile.read(refPath, maxPixels: options.maxPixels) }
         timings.withLock { $0.decode += decodeSeconds }
         let width = reference.image.width, height = reference.image.height
         let channels = reference.image.channels
         let registrar: TranslationRegistrar?
-        if options.alignment == .translation {
+        if options.alignment == .translation && options.givenTransforms == nil {
             var topts = TranslationOptions()
             topts.minimumScore = options.minimumScore
             let (r, seconds) = try measure {
@@ -54,14 +57,21 @@ public enum StackPipeline {
             var coverage: Plane?
         }
 
+        let autoWeights = options.weighting == .auto
+        let referenceSigma = autoWeights ? estimateNoiseSigma(reference.image.luma) : 0
+
+        let duplicates = duplicateIndices(paths)
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
+            if let original = duplicates[index] {
+                return .success(Prepared(report: FrameReport(path: path, reason: "the same file as frame \(original) (\(paths[original])); used once")))
+            }
             do {
                 let decoded: DecodedImage
                 if index == options.referenceIndex {
                     decoded = reference
                 } else {
-                    let (d, seconds) = try measure { try ImageFile.read(path) }
+                    let (d, seconds) = try measure { try ImageFile.read(path, maxPixels: options.maxPixels) }
                     timings.withLock { $0.decode += seconds }
                     decoded = d
                 }
@@ -73,17 +83,27 @@ public enum StackPipeline {
                     throw StackerError.invalidInput(path: path, reason: "frame has \(image.channels) channel(s), the reference \(refPath) has \(channels)")
                 }
                 var report = FrameReport(path: path)
-                if index == options.referenceIndex || registrar == nil {
+                if autoWeights {
+                    let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(image.luma)
+                    report.noiseSigma = sigma
+                    // Inverse noise variance, relative to the reference (weight 1).
+                    report.weight = sigma > 0 && referenceSigma > 0 ? (referenceSigma * referenceSigma) / (sigma * sigma) : 1
+                }
+                if let given = options.givenTransforms?[index], given != .identity {
+                    report.transform = given
+                    report.score = 1
+                } else if index == options.referenceIndex || registrar == nil {
                     report.score = 1
                     report.used = true
                     return .success(Prepared(report: report, planes: image.planes, coverage: nil))
+                } else {
+                    let (estimate, regSeconds) = try measure {
+                        try wrapRegistration(path) { try registrar!.estimate(image.luma) }
+                    }
+                    timings.withLock { $0.register += regSeconds }
+                    report.transform = .translation(dx: estimate.dx, dy: estimate.dy)
+                    report.score = estimate.score.isFinite ? estimate.score : 0
                 }
-                let (estimate, regSeconds) = try measure {
-                    try wrapRegistration(path) { try registrar!.estimate(image.luma) }
-                }
-                timings.withLock { $0.register += regSeconds }
-                report.transform = .translation(dx: estimate.dx, dy: estimate.dy)
-                report.score = estimate.score.isFinite ? estimate.score : 0
                 guard report.score >= options.minimumScore else {
                     report.reason = "registration score \(format(report.score)) is below the threshold \(format(options.minimumScore))"
                     return .success(Prepared(report: report))
@@ -95,36 +115,38 @@ public enum StackPipeline {
                 }
                 timings.withLock { $0.warp += warpSeconds }
                 return .success(Prepared(report: report, planes: warped.planes, coverage: warped.coverage))
-            } catch let error as StackerError {
-                return .failure(error)
             } catch {
-                return .failure(.unreadable(path: path, reason: "\(error)"))
+                let e = (error as? StackerError) ?? .unreadable(path: path, reason: "\(error)")
+                if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {
+                    return .success(Prepared(report: FrameReport(path: path, reason: e.reason)))
+                }
+                return .failure(e)
             }
         }
 
         var reports: [FrameReport] = []
         var warnings: [String] = []
-        var accumulator = AverageAccumulator(width: width, height: height, channels: channels)
+        var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
+                                    frameCount: paths.count)
         // Work in waves of `threads` frames: concurrent preparation, ordered fold.
-        var done = 0
         var waveStart = 0
         while waveStart < paths.count {
             let waveEnd = min(paths.count, waveStart + threads)
             let first = waveStart
             let wave = parallelMap(waveEnd - first, threads: threads) { prepare(first + $0) }
-            for outcome in wave {
+            for (offset, outcome) in wave.enumerated() {
                 let prepared = try outcome.get()
-                if let planes = prepared.planes {
-                    let (_, seconds) = measure {
-                        accumulator.add(planes, coverage: prepared.coverage, weight: Float(prepared.report.weight))
-                    }
-                    timings.withLock { $0.stack += seconds }
-                } else if let reason = prepared.report.reason {
+                let (_, seconds) = try measure {
+                    try combiner.add(index: first + offset, planes: prepared.planes, coverage: prepared.coverage,
+                                     weight: Float(prepared.report.weight))
+                }
+                timings.withLock { $0.stack += seconds }
+                if prepared.planes == nil, let reason = prepared.report.reason {
                     warnings.append("\(prepared.report.path): skipped: \(reason)")
                 }
                 reports.append(prepared.report)
-                done += 1
-                progress(StackProgress(stage: .aligning, completed: done, total: paths.count, path: prepared.report.path))
+                progress(StackProgress(stage: .aligning, completed: reports.count, total: paths.count,
+                                       path: prepared.report.path))
             }
             waveStart = waveEnd
         }
@@ -132,13 +154,29 @@ public enum StackPipeline {
         guard used >= 2 else {
             throw StackerError.stackingFailed(path: "", reason: "only \(used) of \(paths.count) frames could be registered; at least two are needed")
         }
+        progress(StackProgress(stage: .combining, completed: 0, total: 1, path: nil))
+        let weights = reports.map { $0.used ? Float($0.weight) : 0 }
+        let (image, reduceSeconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
+        timings.withLock { $0.stack += reduceSeconds }
         var result = StackResult(
-            image: Image(width: width, height: height, planes: accumulator.mean),
+            image: image,
             frames: reports, referenceIndex: options.referenceIndex,
             referenceExif: reference.exif, referenceBitDepth: reference.bitDepth,
             timings: timings.withLock { $0 }, warnings: warnings)
         result.timings.total = seconds(since: start)
         return result
+    }
+
+    /// For every path that names the same file as an earlier one (after
+    /// resolving `.`, `..` and links), the index of that earlier path.
+    static func duplicateIndices(_ paths: [String]) -> [Int: Int] {
+        var firstSeen: [String: Int] = [:]
+        var duplicates: [Int: Int] = [:]
+        for (i, p) in paths.enumerated() {
+            let key = OutputPath.canonical(p)
+            if let j = firstSeen[key] { duplicates[i] = j } else { firstSeen[key] = i }
+        }
+        return duplicates
     }
 
     /// Turns a registration failure into a StackerError about `path`.

@@ -1,0 +1,71 @@
+import Registration
+
+/// The kernel stage of the pipeline: folds frames into the streaming average,
+/// or keeps them in a frame store and reduces it with a robust kernel.
+struct Combiner {
+    private enum State {
+        case average(AverageAccumulator)
+        case robust(FrameStore, RobustKernel)
+        /// Held only while a fold runs, so the accumulator's buffers are not shared (no copy-on-write).
+        case folding
+    }
+    private var state: State
+    private let width: Int, height: Int, channels: Int
+
+    /// A combiner for `options.mode` over `frameCount` frames of the given size.
+    init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int) throws {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        let kernel: RobustKernel
+        switch options.mode {
+        case .average:
+            state = .average(AverageAccumulator(width: width, height: height, channels: channels))
+            return
+        case .median: kernel = .median
+        case .mode: kernel = .mode(tolerance: options.modeTolerance)
+        case .sigmaClip:
+            kernel = .sigmaClip(kappaLow: options.kappaLow, kappaHigh: options.kappaHigh,
+                                maxIterations: options.clipIterations)
+        }
+        let store = try FrameStore(width: width, height: height, channels: channels, frameCount: frameCount,
+                                   memoryLimit: options.memoryLimit,
+                                   temporaryDirectory: options.temporaryDirectory)
+        state = .robust(store, kernel)
+    }
+
+    /// Adds frame `index` (frames arrive in input order). `planes == nil`
+    /// means the frame is not used; `coverage == nil` means it covers everything.
+    mutating func add(index: Int, planes: [Plane]?, coverage: Plane?, weight: Float) throws {
+        switch state {
+        case .average(var acc):
+            guard let planes else { return }
+            state = .folding
+            acc.add(planes, coverage: coverage, weight: weight)
+            state = .average(acc)
+        case .folding:
+            preconditionFailure("Combiner.add re-entered during a fold")
+        case .robust(let store, _):
+            guard let planes else {
+                // An unused frame covers nothing.
+                let empty = Plane(width: width, height: height)
+                try store.store(frame: index, planes: Array(repeating: empty, count: channels), coverage: empty)
+                return
+            }
+            try store.store(frame: index, planes: planes,
+                            coverage: coverage ?? Plane(width: width, height: height, repeating: 1))
+        }
+    }
+
+    /// The combined image; `weights` has one entry per frame (0 for unused).
+    func finish(weights: [Float], threads: Int) throws -> Image {
+        switch state {
+        case .average(let acc):
+            return Image(width: width, height: height, planes: acc.mean)
+        case .robust(let store, let kernel):
+            return try store.reduce(kernel, weights: weights, threads: threads).image
+        case .folding:
+            preconditionFailure("Combiner.finish called during a fold")
+        }
+    }
+}
