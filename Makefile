@@ -57,3 +57,6 @@ bench: deps
 
 clean:
 	rm -rf .build out
+
+# Fuzzing and sanitizer targets live in Fuzz/fuzz.mk.
+-include Fuzz/fuzz.mk
