@@ -4,6 +4,9 @@ import Glibc
 
 /// Reads whole files (or their first bytes) with POSIX calls, read-only.
 enum FileBytes {
+    /// The most bytes read from a pipe (a regular file's size is known up front).
+    static let pipeLimit = 1 << 30
+
     /// The bytes of the file at `path`, at most `limit` of them.
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
@@ -19,8 +22,13 @@ enum FileBytes {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw StackerError.unreadable(path: path, reason: "is a folder, not an image file")
         }
-        // Regular files: read exactly their size. Others (pipes): grow as we go.
+        // Regular files: read exactly their size. Pipes: grow as we go, up to
+        // `pipeLimit`. Devices and sockets (/dev/zero, …) are refused.
         let regular = (info.st_mode & S_IFMT) == S_IFREG
+        guard regular || (info.st_mode & S_IFMT) == S_IFIFO else {
+            throw StackerError.unreadable(path: path, reason: "is not a regular file")
+        }
+        let limit = regular ? limit : min(limit, pipeLimit + 1)
         var capacity = regular ? min(Int(info.st_size), limit) : min(1 << 20, limit)
         var bytes = [UInt8]()
         while true {
@@ -52,6 +60,9 @@ enum FileBytes {
                 throw StackerError.unreadable(path: path, reason: "read failed: \(String(cString: strerror(failure)))")
             }
             if got < want { break }  // end of file came first
+        }
+        if !regular && bytes.count > pipeLimit {
+            throw StackerError.unreadable(path: path, reason: "more than \(pipeLimit >> 20) MiB came through the pipe")
         }
         return bytes
     }

@@ -152,7 +152,8 @@ public enum StackPipeline {
         }
         let used = reports.filter(\.used).count
         guard used >= 2 else {
-            throw StackerError.stackingFailed(path: "", reason: "only \(used) of \(paths.count) frames could be registered; at least two are needed")
+            let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
+            throw StackerError.stackingFailed(path: "", reason: "only \(used) of \(paths.count) frames could be used, at least two are needed\(why)")
         }
         progress(StackProgress(stage: .combining, completed: 0, total: 1, path: nil))
         let weights = reports.map { $0.used ? Float($0.weight) : 0 }
