@@ -31,6 +31,9 @@ let package = Package(
         .executableTarget(name: "make-scene", dependencies: ["SceneGen", "Stacker"],
                           path: "Samples/SceneGen/make-scene"),
 
+        .executableTarget(name: "stack-bench", dependencies: ["Stacker", "Registration", "SceneGen"],
+                          path: "Benchmarks/StackBench"),
+
         .testTarget(name: "RegistrationTests", dependencies: ["Registration"]),
         .testTarget(name: "StackerTests", dependencies: ["Stacker", "Registration", "SceneGen"]),
         .testTarget(name: "StackCLITests", dependencies: ["Stacker", "SceneGen"]),

@@ -1,0 +1,1 @@
+print("stack-bench: in progress")
