@@ -15,7 +15,7 @@ struct StackCommand {
         OptionSpec(names: ["--align"], valueName: "model",
                    help: "translation | none (default: translation)"),
         OptionSpec(names: ["--reference"], valueName: "index",
-                   help: "index of the reference frame, from 0 (default: 0)"),
+                   help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
                    help: "output .jpg/.jpeg or .png (default: stacked.<ext of first frame>, never replacing a file)"),
         OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG quality (default: 95)"),
@@ -111,10 +111,14 @@ struct StackCommand {
             s.options.alignment = a
         }
         if let v = args["--reference"] {
-            guard let n = Int(v), n >= 0 else {
-                throw UsageError(description: "--reference needs a frame index ≥ 0, got '\(v)'")
+            if v == "auto" {
+                s.options.automaticReference = true
+            } else {
+                guard let n = Int(v), n >= 0 else {
+                    throw UsageError(description: "--reference needs a frame index ≥ 0 or auto, got '\(v)'")
+                }
+                s.options.referenceIndex = n
             }
-            s.options.referenceIndex = n
         }
         if let v = args["--quality"] {
             guard let q = Int(v), (1...100).contains(q) else {

@@ -120,3 +120,46 @@ struct PipelineEXIFTests {
         return Image(width: h, height: w, planes: planes)
     }
 }
+
+@Suite("Automatic reference")
+struct AutomaticReferenceTests {
+    @Test("--reference auto picks the one sharp frame of a burst whose other frames are blurred")
+    func picksTheSharpestFrame() throws {
+        var config = SceneConfig.street
+        config.width = 320; config.height = 240; config.frameCount = 4; config.seed = 19
+        let scene = SceneGenerator.render(config)
+        let folder = try IOFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var paths: [String] = []
+        for (i, frame) in scene.frames.enumerated() {
+            let image = i == 2 ? frame : boxBlurred(boxBlurred(frame))   // frame 2 alone is sharp
+            let path = folder + "/f\(i).png"
+            try ImageFile.write(image, to: path)
+            paths.append(path)
+        }
+        var options = StackOptions()
+        options.automaticReference = true
+        let result = try StackPipeline.run(paths: paths, options: options)
+        #expect(result.referenceIndex == 2)
+        let sharp = result.frames.map { $0.sharpness ?? 0 }
+        #expect(sharp[2] > 1.5 * sharp.enumerated().filter { $0.offset != 2 }.map(\.element).max()!, "\(sharp)")
+        // Frame 2 is the reference: its own shift is 0 and the others are measured against it.
+        #expect(result.frames[2].dx == 0 && result.frames[2].dy == 0)
+        let expected = scene.shifts[0].dx - scene.shifts[2].dx
+        #expect(abs(result.frames[0].dx - expected) < 0.2, "frame 0 dx \(result.frames[0].dx) vs \(expected)")
+    }
+
+    /// A 3×3 box blur (edges clamped).
+    func boxBlurred(_ image: Image) -> Image {
+        let w = image.width, h = image.height
+        return Image(width: w, height: h, planes: image.planes.map { p in
+            var out = Plane(width: w, height: h)
+            for y in 0..<h { for x in 0..<w {
+                var s: Float = 0
+                for dy in -1...1 { for dx in -1...1 { s += p[min(w - 1, max(0, x + dx)), min(h - 1, max(0, y + dy))] } }
+                out[x, y] = s / 9
+            } }
+            return out
+        })
+    }
+}

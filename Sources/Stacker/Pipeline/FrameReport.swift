@@ -16,6 +16,9 @@ public struct FrameReport: Sendable, Equatable {
     public var reason: String?
     /// The noise sigma estimated for the frame (0…1 scale), when weights are `auto`.
     public var noiseSigma: Double?
+    /// Sharpness (mean squared gradient of the downscaled luma), when the
+    /// reference was chosen automatically.
+    public var sharpness: Double?
     /// The weight the frame was stacked with.
     public var weight: Double
 

@@ -50,6 +50,8 @@ public struct StackOptions: Sendable {
     public var givenTransforms: [Transform]?
     /// Index of the reference frame in the input list (default 0).
     public var referenceIndex: Int = 0
+    /// Choose the reference automatically (the sharpest frame), ignoring `referenceIndex`.
+    public var automaticReference = false
     /// Frames whose registration score is below this are not stacked.
     public var minimumScore: Double = TranslationOptions.defaultMinimumScore
     /// Interpolator used to warp frames onto the reference grid.

@@ -15,21 +15,30 @@ public enum StackPipeline {
     ///   - progress: called (from any thread) as frames finish.
     /// - Returns: the stacked image and a record per frame.
     /// - Throws: `StackerError` naming the offending file.
-    public static func run(paths: [String], options: StackOptions,
+    public static func run(paths: [String], options requested: StackOptions,
                            progress: @Sendable (StackProgress) -> Void = { _ in }) throws -> StackResult {
         let start = ContinuousClock.now
+        var chosen = requested
         guard paths.count >= 2 else {
             throw StackerError.invalidInput(path: paths.first ?? "",
                                             reason: paths.isEmpty ? "no frames given" : "need at least two frames to stack, got one")
         }
-        guard options.referenceIndex >= 0 && options.referenceIndex < paths.count else {
-            throw StackerError.invalidInput(path: "", reason: "reference index \(options.referenceIndex) is out of range 0…\(paths.count - 1)")
+        guard chosen.referenceIndex >= 0 && chosen.referenceIndex < paths.count else {
+            throw StackerError.invalidInput(path: "", reason: "reference index \(chosen.referenceIndex) is out of range 0…\(paths.count - 1)")
         }
-        if let given = options.givenTransforms, given.count != paths.count {
+        if let given = chosen.givenTransforms, given.count != paths.count {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(paths.count) frames")
         }
-        let threads = max(1, options.threads)
+        let threads = max(1, chosen.threads)
         let timings = Mutex(StageTimings())
+        var sharpness: [Double?] = []
+        if chosen.automaticReference && paths.count >= 2 {
+            let (choice, seconds) = try measure { try ReferenceSelection.sharpest(paths: paths, options: chosen) }
+            timings.withLock { $0.decode += seconds }
+            chosen.referenceIndex = choice.index
+            sharpness = choice.sharpness
+        }
+        let options = chosen
 
         // The reference fixes the grid, the channel count and the registrar.
         let refPath = paths[options.referenceIndex]
@@ -135,7 +144,8 @@ public enum StackPipeline {
             let first = waveStart
             let wave = parallelMap(waveEnd - first, threads: threads) { prepare(first + $0) }
             for (offset, outcome) in wave.enumerated() {
-                let prepared = try outcome.get()
+                var prepared = try outcome.get()
+                if !sharpness.isEmpty { prepared.report.sharpness = sharpness[first + offset] }
                 let (_, seconds) = try measure {
                     try combiner.add(index: first + offset, planes: prepared.planes, coverage: prepared.coverage,
                                      weight: Float(prepared.report.weight))

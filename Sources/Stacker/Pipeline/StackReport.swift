@@ -22,6 +22,7 @@ public struct StackReport: Sendable {
         out += "  \"mode\": \(JSONText.string(options.mode.rawValue)),\n"
         out += "  \"align\": \(JSONText.string(options.alignment.rawValue)),\n"
         out += "  \"reference\": \(result.referenceIndex),\n"
+        out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"
         out += "  \"output\": \(JSONText.string(outputPath)),\n"
         out += "  \"width\": \(result.image.width),\n"
         out += "  \"height\": \(result.image.height),\n"
@@ -33,6 +34,7 @@ public struct StackReport: Sendable {
             out += "      \"score\": \(JSONText.number(f.score)), \"used\": \(f.used), "
             out += "\"reason\": \(f.reason.map(JSONText.string) ?? "null"), \"weight\": \(JSONText.number(f.weight))"
             if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
+            if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
             out += " }\(i + 1 < result.frames.count ? "," : "")\n"
         }
         out += "  ],\n"
