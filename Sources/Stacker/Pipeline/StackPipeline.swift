@@ -137,28 +137,23 @@ public enum StackPipeline {
         var warnings: [String] = []
         var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
                                     frameCount: paths.count)
-        // Work in waves of `threads` frames: concurrent preparation, ordered fold.
-        var waveStart = 0
-        while waveStart < paths.count {
-            let waveEnd = min(paths.count, waveStart + threads)
-            let first = waveStart
-            let wave = parallelMap(waveEnd - first, threads: threads) { prepare(first + $0) }
-            for (offset, outcome) in wave.enumerated() {
-                var prepared = try outcome.get()
-                if !sharpness.isEmpty { prepared.report.sharpness = sharpness[first + offset] }
-                let (_, seconds) = try measure {
-                    try combiner.add(index: first + offset, planes: prepared.planes, coverage: prepared.coverage,
-                                     weight: Float(prepared.report.weight))
-                }
-                timings.withLock { $0.stack += seconds }
-                if prepared.planes == nil, let reason = prepared.report.reason {
-                    warnings.append("\(prepared.report.path): skipped: \(reason)")
-                }
-                reports.append(prepared.report)
-                progress(StackProgress(stage: .aligning, completed: reports.count, total: paths.count,
-                                       path: prepared.report.path))
+        // Workers decode, register and warp ahead (at most `threads + 2`
+        // frames in flight); this thread folds or stores them in input order.
+        try orderedPipeline(count: paths.count, threads: threads, window: threads + 2,
+                            produce: prepare) { index, outcome in
+            var prepared = try outcome.get()
+            if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
+            let (_, seconds) = try measure {
+                try combiner.add(index: index, planes: prepared.planes, coverage: prepared.coverage,
+                                 weight: Float(prepared.report.weight))
             }
-            waveStart = waveEnd
+            timings.withLock { $0.stack += seconds }
+            if prepared.planes == nil, let reason = prepared.report.reason {
+                warnings.append("\(prepared.report.path): skipped: \(reason)")
+            }
+            reports.append(prepared.report)
+            progress(StackProgress(stage: .aligning, completed: reports.count, total: paths.count,
+                                   path: prepared.report.path))
         }
         let used = reports.filter(\.used).count
         guard used >= 2 else {

@@ -1,0 +1,54 @@
+import Dispatch
+import Synchronization
+
+/// Runs `produce` for indices `0..<count` on `threads` worker threads while
+/// the calling thread runs `consume` on the results **in index order**, as
+/// soon as each is ready. At most `window` results are produced ahead of
+/// the consumer, so memory stays bounded whatever the burst length, and the
+/// consumer's work (folding, storing) overlaps the workers' (decode, warp).
+///
+/// If `consume` throws, the workers stop taking new indices and the error is
+/// rethrown once they have finished.
+func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
+                                  produce: @escaping @Sendable (Int) -> T,
+                                  consume: (Int, T) throws -> Void) throws {
+    guard count > 0 else { return }
+    let workers = max(1, min(threads, count))
+    let results = Mutex<[Int: T]>([:])
+    let next = Atomic<Int>(0)
+    let cancelled = Atomic<Bool>(false)
+    let ready = DispatchSemaphore(value: 0)
+    let permits = DispatchSemaphore(value: max(workers, window))
+    let group = DispatchGroup()
+    for _ in 0..<workers {
+        DispatchQueue.global().async(group: group) {
+            while true {
+                permits.wait()
+                let i = next.add(1, ordering: .relaxed).oldValue
+                guard i < count, !cancelled.load(ordering: .relaxed) else {
+                    permits.signal()
+                    break
+                }
+                let value = produce(i)
+                results.withLock { $0[i] = value }
+                ready.signal()
+            }
+        }
+    }
+    defer { group.wait() }
+    do {
+        for i in 0..<count {
+            var value: T?
+            while value == nil {
+                value = results.withLock { $0.removeValue(forKey: i) }
+                if value == nil { ready.wait() }
+            }
+            try consume(i, value!)
+            permits.signal()
+        }
+    } catch {
+        cancelled.store(true, ordering: .relaxed)
+        for _ in 0..<workers { permits.signal() }
+        throw error
+    }
+}
