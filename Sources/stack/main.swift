@@ -53,9 +53,14 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     Signals.install()
     var options = settings.options
     options.temporaryDirectory = AtomicFile.folder(of: output)
+    let modeName = options.mode.rawValue
     var result = try StackPipeline.run(paths: settings.inputs, options: options) { p in
-        let name = p.path.map { " " + $0 } ?? ""
-        terminal.progress("stack: \(p.stage.rawValue) \(p.completed)/\(p.total)\(name)")
+        switch p.stage {
+        case .aligning:
+            terminal.progress("stack: aligning \(p.completed)/\(p.total) \(p.path ?? "")")
+        case .combining:
+            terminal.progress("stack: combining \(p.total) frames (\(modeName))…")
+        }
     }
     terminal.clearProgress()
     if !settings.quiet { for w in result.warnings { terminal.line("stack: warning: \(w)") } }

@@ -160,7 +160,7 @@ public enum StackPipeline {
             let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
             throw StackerError.stackingFailed(path: "", reason: "only \(used) of \(paths.count) frames could be used, at least two are needed\(why)")
         }
-        progress(StackProgress(stage: .combining, completed: 0, total: 1, path: nil))
+        progress(StackProgress(stage: .combining, completed: 0, total: used, path: nil))
         let weights = reports.map { $0.used ? Float($0.weight) : 0 }
         let (image, reduceSeconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
         timings.withLock { $0.stack += reduceSeconds }
