@@ -23,8 +23,11 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
 
+        // glibc malloc tuning (header only, part of libc).
+        .systemLibrary(name: "CMalloc"),
+
         .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
-        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG"]),
+        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CMalloc"]),
         .executableTarget(name: "stack", dependencies: ["Stacker"]),
 
         .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),

@@ -84,4 +84,5 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     }
 }
 
+MemoryTuning.preferHeapForLargeBuffers()
 exit(runStack(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -48,11 +48,19 @@ public enum Warper {
         if inverse.isTranslation {
             let plan = TranslationPlan(sx: inverse.matrix[2], sy: inverse.matrix[5], width: w, height: h,
                                        geometry: geometry, interpolation: interpolation)
-            DispatchQueue.concurrentPerform(iterations: bands) { band in
-                let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
-                guard y0 < y1 else { return }
-                plan.run(rows: y0..<y1, sources: sources, outputs: outBuffers, coverage: covBuffer)
+            for pi in planes.indices {
+                outs[pi].pixels = [Float](unsafeUninitializedCapacity: w * h) { buffer, initialised in
+                    let out = SendablePointer(buffer.baseAddress!)
+                    DispatchQueue.concurrentPerform(iterations: bands) { band in
+                        let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
+                        guard y0 < y1 else { return }
+                        plan.run(rows: y0..<y1, source: sources[pi], output: out.pointer)
+                    }
+                    initialised = w * h
+                }
             }
+            coverage.pixels = plan.coverage()
+            return WarpResult(planes: outs, coverage: coverage)
         } else {
             let m = inverse.matrix
             DispatchQueue.concurrentPerform(iterations: bands) { band in
@@ -150,55 +158,68 @@ struct TranslationPlan: Sendable {
         coveredY = covered(height, sy, geometry.coversY)
     }
 
-    /// Fills output rows `rows`: vertical taps into a row buffer of frame
-    /// width (clamped rows), then horizontal taps (clamped columns).
-    func run(rows: Range<Int>, sources: [[Float]], outputs: [OutputBuffer], coverage: OutputBuffer) {
+    /// The coverage plane: 1 inside the covered rectangle, 0 elsewhere.
+    func coverage() -> [Float] {
+        var c = [Float](repeating: 0, count: width * height)
+        guard !coveredX.isEmpty else { return c }
+        for y in coveredY { for x in coveredX { c[y * width + x] = 1 } }
+        return c
+    }
+
+    /// Writes every pixel of output rows `rows` of one plane (0 where not
+    /// covered): vertical taps into a row buffer of frame width padded with
+    /// clamped edge samples, then horizontal taps, each as a loop over
+    /// pixels per tap so the compiler vectorises it.
+    func run(rows: Range<Int>, source: [Float], output out: UnsafeMutablePointer<Float>) {
         let fw = geometry.width, fh = geometry.height
         let pad = taps
-        // Row buffer with `pad` clamped samples either side.
         var line = [Float](repeating: 0, count: fw + 2 * pad)
         let xs = coveredX
-        for y in rows where coveredY.contains(y) {
-            for x in xs { coverage.pointer[y * width + x] = 1 }
-        }
-        guard !xs.isEmpty else { return }
-        let baseX = self.baseX, intX = self.intX, intY = self.intY
-        for (pi, src) in sources.enumerated() {
-            let out = outputs[pi].pointer
-            src.withUnsafeBufferPointer { s in
-                weightsY.withUnsafeBufferPointer { wy in
-                    weightsX.withUnsafeBufferPointer { wx in
-                        line.withUnsafeMutableBufferPointer { l in
-                            for y in rows where coveredY.contains(y) {
-                                // Vertical pass.
-                                if exactY {
-                                    let r = min(max(y + intY, 0), fh - 1) * fw
-                                    for x in 0..<fw { l[pad + x] = s[r + x] }
-                                } else {
-                                    for x in 0..<fw { l[pad + x] = 0 }
-                                    for t in 0..<taps {
-                                        let r = min(max(y + baseY + t, 0), fh - 1) * fw
-                                        let wt = wy[t]
-                                        for x in 0..<fw { l[pad + x] += wt * s[r + x] }
-                                    }
+        source.withUnsafeBufferPointer { sb in
+            weightsY.withUnsafeBufferPointer { wy in
+                weightsX.withUnsafeBufferPointer { wx in
+                    line.withUnsafeMutableBufferPointer { lb in
+                        guard let s = sb.baseAddress, let l = lb.baseAddress else { return }
+                        for y in rows {
+                            let o = out + y * width
+                            guard coveredY.contains(y), !xs.isEmpty else {
+                                o.update(repeating: 0, count: width)
+                                continue
+                            }
+                            // Vertical pass into l[pad ..< pad + fw].
+                            let lp = l + pad
+                            if exactY {
+                                lp.update(from: s + min(max(y + intY, 0), fh - 1) * fw, count: fw)
+                            } else {
+                                let r0 = s + min(max(y + baseY, 0), fh - 1) * fw
+                                let w0 = wy[0]
+                                for x in 0..<fw { lp[x] = w0 * r0[x] }
+                                for t in 1..<taps {
+                                    let r = s + min(max(y + baseY + t, 0), fh - 1) * fw
+                                    let wt = wy[t]
+                                    for x in 0..<fw { lp[x] += wt * r[x] }
                                 }
-                                for i in 0..<pad {
-                                    l[i] = l[pad]
-                                    l[pad + fw + i] = l[pad + fw - 1]
-                                }
-                                // Horizontal pass: output x samples frame columns baseX + x + t.
-                                let orow = y * width
-                                if exactX {
-                                    for x in xs { out[orow + x] = l[pad + min(max(x + intX, 0), fw - 1)] }
-                                } else {
-                                    for x in xs {
-                                        var acc: Float = 0
-                                        for t in 0..<taps {
-                                            let c = min(max(x + baseX + t, -pad), fw - 1 + pad) + pad
-                                            acc += wx[t] * l[c]
-                                        }
-                                        out[orow + x] = acc
-                                    }
+                            }
+                            for i in 0..<pad {
+                                l[i] = lp[0]
+                                lp[fw + i] = lp[fw - 1]
+                            }
+                            // Horizontal pass. For covered x, x + intX lies in
+                            // [0, fw − 1], so every tap x + baseX + t falls in the
+                            // padded line: no clamping in the loop.
+                            if xs.lowerBound > 0 { o.update(repeating: 0, count: xs.lowerBound) }
+                            if xs.upperBound < width { (o + xs.upperBound).update(repeating: 0, count: width - xs.upperBound) }
+                            let ox = o + xs.lowerBound
+                            let n = xs.count
+                            if exactX {
+                                ox.update(from: lp + xs.lowerBound + intX, count: n)
+                            } else {
+                                let src = lp + xs.lowerBound + baseX
+                                let w0 = wx[0]
+                                for i in 0..<n { ox[i] = w0 * src[i] }
+                                for t in 1..<taps {
+                                    let wt = wx[t], st = src + t
+                                    for i in 0..<n { ox[i] += wt * st[i] }
                                 }
                             }
                         }
@@ -207,6 +228,12 @@ struct TranslationPlan: Sendable {
             }
         }
     }
+}
+
+/// A raw pointer handed to concurrent row bands that write disjoint rows.
+struct SendablePointer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Float>
+    init(_ pointer: UnsafeMutablePointer<Float>) { self.pointer = pointer }
 }
 
 /// Per-pixel sampling for a general projective transform.
