@@ -1,0 +1,113 @@
+# Fuzzing and AddressSanitizer targets (included by the Makefile).
+#
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png"]
+#       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each format
+#       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<format>, writes
+#       crash/timeout/leak inputs to fuzz-out/, exits 1 if anything was found.
+#   make fuzz-build      only build the harness
+#   make fuzz-replay     run the harness once over every committed corpus and
+#                        regression file (ASan; seconds)
+#   make test-asan       fuzz-replay, then the ImageIO and FuzzRegression
+#                        test suites built with -sanitize=address
+#                        (.build/asan; set ASAN_SWIFT_TEST=0 to skip that part)
+#   make fuzz-clean      remove .build/fuzz and fuzz-out
+#
+# The harness is compiled with swiftc directly, not through Package.swift:
+# Registration as its own module, then the Stacker sources plus
+# Fuzz/FuzzHarness.swift as module `Stacker` (so internal decoder functions
+# such as EXIF and TIFFReader are callable). See docs/fuzzing.md.
+
+SWIFTC        ?= swiftc
+FUZZ_SECONDS  ?= 60
+FUZZ_FORMATS  ?= jpeg png
+FUZZ_MAX_LEN  ?= 65536
+FUZZ_DIR      := .build/fuzz
+FUZZ_OUT      := fuzz-out
+FUZZ_BIN      := $(FUZZ_DIR)/stack-fuzz
+ASAN_BUILD    := .build/asan
+ASAN_SWIFT_TEST ?= 1
+
+FUZZ_REG_SRC  := $(shell find Sources/Registration -name '*.swift' | LC_ALL=C sort)
+FUZZ_STK_SRC  := $(shell find Sources/Stacker -name '*.swift' | LC_ALL=C sort)
+FUZZ_HARNESS  := Fuzz/FuzzHarness.swift
+
+# C modules: -I on the folders holding module.modulemap, plus pkg-config.
+FUZZ_PKGS     := libturbojpeg libpng fftw3f openblas
+FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CFFTW -I Sources/CBLAS
+FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
+FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
+FUZZ_SWIFTFLAGS := -use-ld=lld -swift-version 6 -parse-as-library -O -g -enforce-exclusivity=checked
+
+# Options for every libFuzzer run. -timeout: one input taking >10 s is a hang.
+FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=10 -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1
+
+# ASan: fail on leaks in the replay too; keep reports symbolised.
+export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:symbolize=1:allocator_may_return_null=1
+
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-clean test-asan
+
+$(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG_SRC) Fuzz/fuzz.mk
+	@mkdir -p $(FUZZ_DIR)/mods
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=address -module-name Registration -wmo \
+	  $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
+	  -emit-module -emit-module-path $(FUZZ_DIR)/mods/Registration.swiftmodule \
+	  -c -o $(FUZZ_DIR)/Registration.o $(FUZZ_REG_SRC)
+
+$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Fuzz/fuzz.mk
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Stacker \
+	  -I $(FUZZ_DIR)/mods $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
+	  $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o \
+	  $(FUZZ_PKG_LIBS) -o $@
+
+## fuzz-build: the libFuzzer + ASan harness in .build/fuzz/stack-fuzz.
+fuzz-build: deps $(FUZZ_BIN)
+
+## fuzz: fuzz each format for FUZZ_SECONDS; non-zero exit when something is found.
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_OUT); found=0; \
+	for fmt in $(FUZZ_FORMATS); do \
+	  corpus=$(FUZZ_DIR)/corpus-$$fmt; mkdir -p $$corpus; \
+	  cp -a Fuzz/corpus/$$fmt/. $$corpus/; \
+	  if [ -d Fuzz/regressions ]; then cp -a Fuzz/regressions/. $$corpus/; fi; \
+	  log=$(FUZZ_DIR)/fuzz-$$fmt.log; \
+	  echo "== fuzzing $$fmt for $(FUZZ_SECONDS) s (corpus $$corpus, log $$log)"; \
+	  ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -dict=Fuzz/$$fmt.dict -artifact_prefix=$(FUZZ_OUT)/$$fmt- $$corpus > $$log 2>&1; rc=$$?; \
+	  execs=$$(grep -h 'stat::number_of_executed_units' $$log | awk '{s+=$$2} END {print s+0}'); \
+	  cov=$$(grep -hE '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' $$log | tail -1 | sed -n 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*/cov \1, ft \2/p'); \
+	  arts=$$(ls $(FUZZ_OUT)/$$fmt-* 2>/dev/null | wc -l); \
+	  if [ $$rc -ne 0 ] || [ $$arts -gt 0 ]; then \
+	    found=1; echo "   $$fmt: $$execs executions, $$cov — FOUND a problem (exit $$rc):"; \
+	    ls -1 $(FUZZ_OUT)/$$fmt-* 2>/dev/null | sed 's/^/     /'; \
+	    grep -m1 -E 'ERROR: (AddressSanitizer|libFuzzer|LeakSanitizer)|Fatal error|SUMMARY' $$log | sed 's/^/     /'; \
+	  else \
+	    echo "   $$fmt: $$execs executions, $$cov — nothing found"; \
+	  fi; \
+	done; \
+	if [ $$found -ne 0 ]; then echo "fuzz: problems found; inputs in $(FUZZ_OUT)/ (replay: ./$(FUZZ_BIN) FILE)"; exit 1; fi; \
+	echo "fuzz: nothing found"
+
+## fuzz-replay: every committed corpus and regression file once, under ASan.
+fuzz-replay: fuzz-build
+	@files=$$(find Fuzz/corpus Fuzz/regressions -type f 2>/dev/null | LC_ALL=C sort); \
+	n=$$(echo "$$files" | wc -w); \
+	echo "== replaying $$n files under ASan"; \
+	./$(FUZZ_BIN) -rss_limit_mb=2048 -timeout=10 $$files > $(FUZZ_DIR)/replay.log 2>&1 \
+	  || { tail -40 $(FUZZ_DIR)/replay.log; echo "fuzz-replay: FAILED (log $(FUZZ_DIR)/replay.log)"; exit 1; }; \
+	echo "   $$n files replayed clean"
+
+## test-asan: the decoder tests built with AddressSanitizer.
+# --disable-xctest: our suites are Swift Testing; the empty XCTest pass only
+# reports LeakSanitizer leaks inside the toolchain's libXCTest.
+# SWIFT_BACKTRACE=enable=no: after an ASan abort the Swift backtracer can hang
+# in the sanitized process; ASan's own report is the useful one.
+test-asan: fuzz-replay
+	@if [ "$(ASAN_SWIFT_TEST)" = "1" ]; then \
+	  echo "== swift test under ASan (build path $(ASAN_BUILD))"; \
+	  $(SWIFT) build --build-tests -Xswiftc -sanitize=address --build-path $(ASAN_BUILD) && \
+	  SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build -Xswiftc -sanitize=address --build-path $(ASAN_BUILD) \
+	    --disable-xctest --filter "ImageIO|FuzzRegression"; \
+	fi
+
+fuzz-clean:
+	rm -rf $(FUZZ_DIR) $(FUZZ_OUT)

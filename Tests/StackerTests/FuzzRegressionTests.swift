@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import Registration
+@testable import Stacker
+
+/// Replays the fuzzing seed corpus (`Fuzz/corpus/{jpeg,png}/`) and every
+/// input the fuzzer ever found a problem with (`Fuzz/regressions/`) through
+/// the decoders. See docs/fuzzing.md.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// The same pixel limit as the fuzz harness (Fuzz/FuzzHarness.swift).
+    static let maxPixels = 1 << 22
+
+    /// The package root, from this file's location (Tests/StackerTests/…).
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Every regular file under `Fuzz/<folder>` (recursively), sorted.
+    static func files(in folder: String) -> [URL] {
+        let base = root.appendingPathComponent("Fuzz").appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            return []
+        }
+        return walker.compactMap { $0 as? URL }
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+            .sorted { $0.path < $1.path }
+    }
+
+    static let corpus = files(in: "corpus")
+    static let regressions = files(in: "regressions")
+
+    /// How decoding one file ended.
+    enum Outcome: Equatable {
+        case decoded(width: Int, height: Int, channels: Int, bitDepth: Int, orientation: Int)
+        case refused(String)
+    }
+
+    /// Decodes `url`; a `StackerError` becomes `.refused`, any other error
+    /// is recorded as a test failure (crashes end the test run by themselves).
+    static func outcome(_ url: URL) throws -> Outcome {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        do {
+            let d = try ImageFile.decode(bytes: bytes, path: url.lastPathComponent, maxPixels: maxPixels)
+            return .decoded(width: d.image.width, height: d.image.height, channels: d.image.channels,
+                            bitDepth: d.bitDepth, orientation: d.orientation)
+        } catch let error as StackerError {
+            return .refused(error.reason)
+        } catch {
+            Issue.record("\(url.lastPathComponent): decode threw a non-StackerError \(error)")
+            return .refused("\(error)")
+        }
+    }
+
+    @Test("the seed corpus is there and small")
+    func corpusPresent() throws {
+        let jpegs = Self.corpus.filter { $0.path.contains("/corpus/jpeg/") }
+        let pngs = Self.corpus.filter { $0.path.contains("/corpus/png/") }
+        #expect(jpegs.count >= 10)
+        #expect(pngs.count >= 10)
+        let total = try Self.corpus.reduce(0) { $0 + (try Data(contentsOf: $1)).count }
+        #expect(total < 200_000, "keep the committed corpus under ~200 KB")
+    }
+
+    @Test("every corpus and regression file decodes or throws a StackerError",
+          arguments: corpus + regressions)
+    func decodesOrRefuses(_ url: URL) throws {
+        let result = try Self.outcome(url)
+        guard case let .decoded(width, height, channels, bitDepth, orientation) = result else {
+            if case let .refused(reason) = result {
+                #expect(!reason.isEmpty, "\(url.lastPathComponent): refused without a reason")
+            }
+            return
+        }
+        #expect(width > 0 && height > 0 && width * height <= Self.maxPixels)
+        #expect(channels == 1 || channels == 3)
+        #expect(bitDepth == 8 || bitDepth == 16)
+        #expect((1...8).contains(orientation))
+        // The header-only path must agree with what decoding produced.
+        let header = try ImageFile.readHeader(url.path)
+        #expect(header.width == width && header.height == height && header.channels == channels,
+                "\(url.lastPathComponent): readHeader says \(header), decode says \(width)×\(height)×\(channels)")
+    }
+
+    /// What the named seeds must give; the rest only need "decode or refuse".
+    static let expected: [String: Outcome] = [
+        "jpeg/rgb444-16x16.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/gray-8x8.jpg": .decoded(width: 8, height: 8, channels: 1, bitDepth: 8, orientation: 1),
+        "jpeg/progressive-16x16.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/restart-16x16.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/exif-ii-orient6.jpg": .decoded(width: 9, height: 17, channels: 3, bitDepth: 8, orientation: 6),
+        "jpeg/exif-ii-orient5.jpg": .decoded(width: 9, height: 17, channels: 3, bitDepth: 8, orientation: 5),
+        "jpeg/exif-ii-orient2.jpg": .decoded(width: 17, height: 9, channels: 3, bitDepth: 8, orientation: 2),
+        "jpeg/exif-mm-orient3.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 3),
+        "jpeg/exif-mm-orient8-long.jpg": .decoded(width: 9, height: 17, channels: 3, bitDepth: 8, orientation: 8),
+        // Malformed EXIF never makes the pixels unreadable.
+        "jpeg/exif-bad-orient9.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/exif-ifd-past-end.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/exif-count-huge.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/exif-short-block.jpg": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "jpeg/cmyk-8x8.jpg": .refused("CMYK JPEG files are not supported"),
+        "jpeg/truncated-scan.jpg": .refused("truncated JPEG data"),
+        "jpeg/sof-bomb-65535.jpg": .refused("corrupt JPEG data (Maximum supported image dimension is 65500 pixels)"),
+        "jpeg/sof-bomb-60000.jpg": .refused("the image is 60000×60000 pixels, more than the limit of 4.194304 megapixels"),
+        "png/gray1-9x3.png": .decoded(width: 9, height: 3, channels: 1, bitDepth: 8, orientation: 1),
+        "png/gray16-4x4.png": .decoded(width: 4, height: 4, channels: 1, bitDepth: 16, orientation: 1),
+        "png/rgb16-3x3.png": .decoded(width: 3, height: 3, channels: 3, bitDepth: 16, orientation: 1),
+        "png/palette4-8x4.png": .decoded(width: 8, height: 4, channels: 3, bitDepth: 8, orientation: 1),
+        "png/graya8-4x4.png": .decoded(width: 4, height: 4, channels: 1, bitDepth: 8, orientation: 1),
+        "png/rgba16-2x2.png": .decoded(width: 2, height: 2, channels: 3, bitDepth: 16, orientation: 1),
+        "png/interlaced-rgb-16x16.png": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "png/interlaced-gray16-9x7.png": .decoded(width: 9, height: 7, channels: 1, bitDepth: 16, orientation: 1),
+        "png/truncated-idat.png": .refused("truncated PNG data"),
+        "png/idat-crc.png": .refused("PNG CRC error in chunk IDAT"),
+        "png/ihdr-bomb.png": .refused("the image is 100000×100000 pixels, more than the limit of 4.194304 megapixels"),
+    ]
+
+    @Test("named seeds decode to their stated size, or are refused for their stated reason",
+          arguments: expected.keys.sorted())
+    func namedSeed(_ name: String) throws {
+        let url = Self.root.appendingPathComponent("Fuzz/corpus").appendingPathComponent(name)
+        #expect(FileManager.default.fileExists(atPath: url.path), "missing seed \(name)")
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        let got = try Self.outcome(url)
+        #expect(got == Self.expected[name], "\(name): got \(got)")
+    }
+}
