@@ -45,10 +45,12 @@ demo: release
 	"$$bin/stack" --mode average --output $(DEMO_OUT) --report $(basename $(DEMO_OUT)).json Samples/street/frame_*.jpg && \
 	echo "Stacked image: $(abspath $(DEMO_OUT))  (report: $(abspath $(basename $(DEMO_OUT)).json))"
 
-## test: build everything and run all test suites.
+## test: build everything, run all test suites, then replay the bad-input
+## corpus through the decoders under AddressSanitizer (make fuzz-replay).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory fuzz-replay
 
 ## bench: release build and the benchmark suite (large images; slow).
 bench: deps

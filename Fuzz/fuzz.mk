@@ -33,7 +33,7 @@ FUZZ_HARNESS  := Fuzz/FuzzHarness.swift
 
 # C modules: -I on the folders holding module.modulemap, plus pkg-config.
 FUZZ_PKGS     := libturbojpeg libpng fftw3f openblas
-FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CFFTW -I Sources/CBLAS
+FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CFFTW -I Sources/CBLAS -I Sources/CMalloc
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
 FUZZ_SWIFTFLAGS := -use-ld=lld -swift-version 6 -parse-as-library -O -g -enforce-exclusivity=checked
