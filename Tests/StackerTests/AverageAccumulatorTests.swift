@@ -3,24 +3,6 @@ import Foundation
 import Registration
 @testable import Stacker
 
-/// Deterministic Gaussian noise for tests (SplitMix64 + Box–Muller).
-struct TestNoise {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-    }
-}
-
 @Suite("Average kernel")
 struct AverageAccumulatorTests {
     @Test("averaging N aligned noisy frames lowers the noise by close to √N")

@@ -2,19 +2,6 @@ import Foundation
 import Registration
 @testable import Stacker
 
-/// SplitMix64: a tiny deterministic generator so test data is the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum IOFixtures {
     /// A smooth image: per channel a gradient plus two low-frequency sines
     /// with seeded phases, values kept inside 0.1…0.9.

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A small deterministic generator for kernel tests (SplitMix64), so every
-/// test builds its data from a fixed seed.
-struct KernelRNG {
+/// The one deterministic generator of the Stacker tests (SplitMix64), so
+/// every test builds its data from a fixed seed.
+struct KernelRNG: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
@@ -38,3 +38,8 @@ func kernelMeanStd(_ xs: [Double]) -> (mean: Double, std: Double) {
     return (m, v.squareRoot())
 }
 
+
+/// The I/O tests' name for the shared generator.
+typealias SeededRandom = KernelRNG
+/// The kernel and pipeline tests' name for the shared generator.
+typealias TestNoise = KernelRNG
