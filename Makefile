@@ -53,9 +53,23 @@ test: deps
 	$(MAKE) --no-print-directory fuzz-replay
 
 ## bench: release build and the benchmark suite (large images; slow).
+## PEERS=1 also runs ImageMagick, numpy + Pillow, scikit-image and OpenCV once each.
+PEERS ?= 0
 bench: deps
 	$(SWIFT) build -c release
-	@bin=$$($(SWIFT) build -c release --show-bin-path); "$$bin/stack-bench"
+	@bin=$$($(SWIFT) build -c release --show-bin-path); \
+	if [ "$(PEERS)" = "1" ]; then \
+	  if ! command -v convert-im6.q16 >/dev/null; then \
+	    if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq imagemagick; \
+	    else echo "bench: ImageMagick missing: sudo apt-get install -y imagemagick"; fi; \
+	  fi; \
+	  python3 -c "import numpy, PIL, skimage, cv2" 2>/dev/null || \
+	    python3 -m pip install -q numpy pillow scikit-image opencv-python-headless || \
+	    echo "bench: Python peers missing: pip install numpy pillow scikit-image opencv-python-headless"; \
+	  "$$bin/stack-bench" --peers; \
+	else \
+	  "$$bin/stack-bench"; \
+	fi
 
 clean:
 	rm -rf .build out

@@ -1,1 +1,159 @@
-print("stack-bench: in progress")
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Stacker
+
+/// `stack-bench`: the benchmark harness behind `make bench`.
+let usage = """
+OVERVIEW: Benchmarks the stack pipeline on synthetic bursts and prints a table
+(medians, min–max, stages, peak RSS, ratios vs the decode floor and peers),
+saving the same as JSON under Benchmarks/results/.
+
+USAGE: stack-bench [options]
+       stack-bench decode-floor [--raw|--float] [--threads N] FRAME...
+
+OPTIONS:
+  --quick            short run: 20 × 12 MP average/median/sigma-clip, decode floor,
+                     registration at 4 and 12 MP, 10 × 4 MP average; no scaling
+  --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV (once each)
+  --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
+  --repeat N         runs per case (default 3, at least 1)
+  --work DIR         where bursts and outputs go (default Benchmarks/work)
+  --results DIR      where the JSON goes (default Benchmarks/results)
+  --reference DIR    the Python reference scripts (default Benchmarks/reference)
+  --help             this text
+
+The bursts (SceneGen street, JPEG q89 4:2:0) are generated once and cached by a
+config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB).
+"""
+
+/// Parsed command line.
+struct Settings: Sendable {
+    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "4mp", "frames", "pixels"]
+    static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "4mp"]
+    var quick = false
+    var peers = false
+    var cases: [String] = Settings.allCases
+    var repeats = 3
+    var work = "Benchmarks/work"
+    var results = "Benchmarks/results"
+    var referenceDir = "Benchmarks/reference"
+
+    static func parse(_ args: [String]) throws -> Settings? {
+        var s = Settings()
+        var explicitCases: [String]?
+        var i = 0
+        func value(_ name: String) throws -> String {
+            if let eq = args[i].firstIndex(of: "=") { return String(args[i][args[i].index(after: eq)...]) }
+            i += 1
+            guard i < args.count else { throw BenchError("\(name) needs a value") }
+            return args[i]
+        }
+        while i < args.count {
+            let a = args[i]
+            let key = a.split(separator: "=", maxSplits: 1).first.map(String.init) ?? a
+            switch key {
+            case "--help", "-h": return nil
+            case "--quick": s.quick = true
+            case "--peers": s.peers = true
+            case "--cases":
+                let list = try value(key).split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                for c in list where !allCases.contains(c) {
+                    throw BenchError("unknown case '\(c)'; cases: \(allCases.joined(separator: ", "))")
+                }
+                explicitCases = list
+            case "--repeat":
+                guard let n = Int(try value(key)), n >= 1 else { throw BenchError("--repeat needs a whole number ≥ 1") }
+                s.repeats = n
+            case "--work": s.work = try value(key)
+            case "--results": s.results = try value(key)
+            case "--reference": s.referenceDir = try value(key)
+            default: throw BenchError("unknown option '\(a)' (see --help)")
+            }
+            i += 1
+        }
+        s.cases = explicitCases ?? (s.quick ? quickCases : allCases)
+        return s
+    }
+}
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("stack-bench: error: \(message)\n".utf8))
+    exit(code)
+}
+
+func readText(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+/// nproc, memory, CPU, Swift version, git commit, date.
+func machineInfo(date: Date) -> [String: Any] {
+    var m: [String: Any] = ["nproc": StackOptions.defaultThreadCount]
+    if let line = readText("/proc/meminfo").split(separator: "\n").first(where: { $0.hasPrefix("MemTotal") }),
+       let kb = Int(line.split(separator: " ").dropFirst().first ?? "") {
+        m["memory_bytes"] = kb * 1024
+    }
+    if let line = readText("/proc/cpuinfo").split(separator: "\n").first(where: { $0.hasPrefix("model name") }) {
+        m["cpu"] = line.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+    if let r = try? ChildProcess.run(["swift", "--version"], quietErrors: true, workDir: NSTemporaryDirectory()) {
+        m["swift"] = r.stdout.split(separator: "\n").first.map(String.init) ?? ""
+    }
+    if let r = try? ChildProcess.run(["git", "rev-parse", "--short", "HEAD"], quietErrors: true, workDir: NSTemporaryDirectory()) {
+        m["git_commit"] = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    var u = utsname()
+    uname(&u)
+    m["kernel"] = withUnsafeBytes(of: &u.release) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    m["date"] = ISO8601DateFormatter().string(from: date)
+    return m
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "decode-floor" {
+    // stack-bench decode-floor [--raw|--float] [--threads N] FRAME...: prints the decode loop's seconds.
+    var raw = true, threads = StackOptions.defaultThreadCount, paths: [String] = []
+    var it = arguments.dropFirst().makeIterator()
+    while let a = it.next() {
+        switch a {
+        case "--raw": raw = true
+        case "--float": raw = false
+        case "--threads":
+            guard let v = it.next(), let n = Int(v), n >= 1 else { fail("--threads needs a whole number ≥ 1", code: 2) }
+            threads = n
+        default: paths.append(a)
+        }
+    }
+    guard !paths.isEmpty else { fail("decode-floor needs frames", code: 2) }
+    do {
+        print(String(format: "%.6f", try DecodeFloor.run(paths: paths, threads: threads, raw: raw)))
+        exit(0)
+    } catch { fail("\(error)", code: 1) }
+}
+
+let settings: Settings
+do {
+    guard let s = try Settings.parse(arguments) else { print(usage); exit(0) }
+    settings = s
+} catch { fail("\(error)", code: 2) }
+
+do {
+    let started = Date()
+    let bench = try Bench(settings: settings)
+    bench.report.machine = machineInfo(date: started)
+    bench.report.settings = ["quick": settings.quick, "peers": settings.peers, "cases": settings.cases,
+                             "repeat": settings.repeats, "work": settings.work,
+                             "threads": StackOptions.defaultThreadCount, "jpeg_quality": Burst.quality]
+    let report = try bench.run()
+    let m = report.machine
+    print("stack-bench \(ISO8601DateFormatter().string(from: started))  nproc \(m["nproc"] ?? "?"), "
+          + "\(String(format: "%.0f", Double(m["memory_bytes"] as? Int ?? 0) / 1073741824)) GiB, \(m["swift"] ?? "")"
+          + (settings.quick ? "  [--quick]" : ""))
+    print(report.table())
+    let f = DateFormatter()
+    f.dateFormat = "yyyy-MM-dd-HHmm"
+    try FileManager.default.createDirectory(atPath: settings.results, withIntermediateDirectories: true)
+    let path = "\(settings.results)/\(f.string(from: started)).json"
+    try report.json().write(to: URL(fileURLWithPath: path))
+    print("Results: \(path)")
+} catch { fail("\(error)", code: 1) }

@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Registration
+import Stacker
+
+/// The benchmark run: generates bursts, runs the cases, collects the report.
+final class Bench {
+    let settings: Settings
+    let stackBin: String
+    let selfBin: String
+    let outDir: String
+    var report = BenchReport()
+
+    init(settings: Settings) throws {
+        self.settings = settings
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        selfBin = exe
+        stackBin = (exe as NSString).deletingLastPathComponent + "/stack"
+        guard access(stackBin, X_OK) == 0 else {
+            throw BenchError("no stack binary next to stack-bench (\(stackBin)); run `swift build -c release` first")
+        }
+        outDir = settings.work + "/out"
+        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+    }
+
+    func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+    func wants(_ name: String) -> Bool { settings.cases.contains(name) }
+
+    /// Runs every selected case; returns the finished report.
+    func run() throws -> BenchReport {
+        let w = settings.work
+        // Bursts first (cached).
+        var needed: [Burst] = [.mp12]
+        if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
+        if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
+        if wants("pixels") { needed.append(.mp24) }
+        for b in needed { try b.ensure(in: w, log: log) }
+        if let ss = try? RawTurboJPEG().subsampling(path: Burst.mp12.paths(in: w, count: 1)[0]) {
+            report.notes.append("Bench frames: JPEG q\(Burst.quality), chroma " + (ss == 2 ? "4:2:0" : ss == 0 ? "4:4:4" : "code \(ss)")
+                + " (ImageFile's encoder has no subsampling option: it uses 4:4:4 at q ≥ 90, 4:2:0 below, so q89 stands in for the issue's q95 4:2:0).")
+        }
+
+        let main20 = Burst.mp12.paths(in: w, count: 20)
+        var floorRaw: CaseResult?, floorFloat: CaseResult?
+        var ours: [String: CaseResult] = [:]
+
+        if wants("floor") {
+            floorRaw = try floorCase(name: "decode-floor raw 20×12MP", paths: main20, raw: true)
+            floorFloat = try floorCase(name: "decode-floor float 20×12MP", paths: main20, raw: false)
+        }
+        for mode in ["average", "median", "sigma-clip"] where wants(mode) {
+            ours[mode] = try stackCase(name: "\(mode) 20×12MP", what: "stack --mode \(mode) --align translation",
+                                       paths: main20, mode: mode, mp: Burst.mp12.megapixels)
+        }
+        if wants("4mp") {
+            let n = settings.quick ? 10 : 50
+            let p = Burst.mp4.paths(in: w, count: n)
+            _ = try stackCase(name: "average \(n)×4MP", what: "stack --mode average", paths: p, mode: "average", mp: Burst.mp4.megapixels)
+            if !settings.quick {
+                _ = try stackCase(name: "median \(n)×4MP", what: "stack --mode median", paths: p, mode: "median", mp: Burst.mp4.megapixels)
+            }
+        }
+        if wants("register") { try registrationCases() }
+        if wants("frames") { try frameScaling(reuse20: ours["average"]) }
+        if wants("pixels") { try pixelScaling(reuse12: nil) }
+
+        // Checks against the decode floor.
+        if let f = floorRaw {
+            if let a = ours["average"] { check("average / decode floor (raw TurboJPEG)", a.medianWall / f.medianWall, "≤ 2.0×") { $0 <= 2.0 } }
+            if let m = ours["median"] { check("median / decode floor (raw TurboJPEG)", m.medianWall / f.medianWall, "≤ 2.4×") { $0 <= 2.4 } }
+            if let s = ours["sigma-clip"] { check("sigma-clip / decode floor (raw TurboJPEG)", s.medianWall / f.medianWall, "(none)") { _ in true } }
+        }
+        if let f = floorFloat {
+            if let a = ours["average"] { check("average / decode floor (ImageFile.read → Float)", a.medianWall / f.medianWall, "(info)") { _ in true } }
+            if let m = ours["median"] { check("median / decode floor (ImageFile.read → Float)", m.medianWall / f.medianWall, "(info)") { _ in true } }
+        }
+        if settings.peers { try peerCases(main20: main20, ours: ours) }
+        return report
+    }
+
+    func check(_ label: String, _ value: Double, _ target: String, _ ok: (Double) -> Bool) {
+        report.checks.append(Check(label: label, value: value, target: target, pass: ok(value)))
+    }
+
+    // MARK: cases
+
+    /// `stack` in a child process, `settings.repeat` times.
+    @discardableResult
+    func stackCase(name: String, what: String, paths: [String], mode: String, mp: Double,
+                   repeats: Int? = nil) throws -> CaseResult {
+        if let done = report.cases.first(where: { $0.name == name }) { return done }
+        var samples: [Sample] = []
+        let slug = name.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "×", with: "x")
+        let out = "\(outDir)/\(slug).jpg", rep = "\(outDir)/\(slug).json"
+        for r in 0..<(repeats ?? settings.repeats) {
+            log("[\(name)] run \(r + 1)/\(repeats ?? settings.repeats) …")
+            let load = loadAverage()
+            let run = try ChildProcess.run([stackBin, "--mode", mode, "--output", out, "--report", rep, "--quiet"] + paths,
+                                           workDir: outDir)
+            guard run.status == 0 else { throw BenchError("\(name): stack exited with \(run.status)") }
+            samples.append(Sample(wall: run.wall, peakRSS: run.peakRSS, cpu: run.cpu, stages: try timings(rep), load: load))
+            log("  \(Fmt.s(run.wall)) s, peak \(Fmt.mb(run.peakRSS))")
+        }
+        let c = CaseResult(name: name, what: what, frames: paths.count, megapixels: mp, samples: samples)
+        report.cases.append(c)
+        return c
+    }
+
+    /// The decode floor: `stack-bench decode-floor` in a child process.
+    func floorCase(name: String, paths: [String], raw: Bool) throws -> CaseResult {
+        var samples: [Sample] = []
+        for r in 0..<settings.repeats {
+            log("[\(name)] run \(r + 1)/\(settings.repeats) …")
+            let load = loadAverage()
+            let run = try ChildProcess.run([selfBin, "decode-floor", raw ? "--raw" : "--float",
+                                            "--threads", "\(StackOptions.defaultThreadCount)"] + paths, workDir: outDir)
+            guard run.status == 0 else { throw BenchError("\(name): decode-floor exited with \(run.status)") }
+            let inner = Double(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+            samples.append(Sample(wall: run.wall, peakRSS: run.peakRSS, cpu: run.cpu, stages: ["decode": inner], load: load))
+            log("  \(Fmt.s(run.wall)) s (decode loop \(Fmt.s(inner)) s)")
+        }
+        let c = CaseResult(name: name, what: raw ? "tjDecompress2 → RGB8, \(StackOptions.defaultThreadCount) threads"
+                                                 : "ImageFile.read → planar Float32, \(StackOptions.defaultThreadCount) threads",
+                           frames: paths.count, megapixels: Burst.mp12.megapixels, samples: samples,
+                           note: raw ? "raw TurboJPEG" : "incl. Float conversion")
+        report.cases.append(c)
+        return c
+    }
+
+    func timings(_ path: String) throws -> [String: Double] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let t = obj["timings"] as? [String: Any] else { throw BenchError("\(path): no timings") }
+        var out: [String: Double] = [:]
+        for (k, v) in t { if let d = v as? Double { out[k] = d } else if let i = v as? Int { out[k] = Double(i) } }
+        return out
+    }
+
+    /// `TranslationRegistrar.estimate` per frame at 1, 4, 12 MP against the
+    /// single-threaded decode of the same frame, and its error against truth.json.
+    func registrationCases() throws {
+        var bursts: [Burst] = [.mp4, .mp12]
+        if !settings.quick { bursts.insert(.mp1, at: 0) }
+        let framesUsed = 5
+        for b in bursts {
+            let w = settings.work
+            let paths = b.paths(in: w, count: framesUsed + 1)
+            let truth = try b.truth(in: w)
+            let ref = try ImageFile.read(paths[0]).image
+            let t0 = now()
+            let registrar = try TranslationRegistrar(reference: ref.luma)
+            let initTime = now() - t0
+            var decode: [Double] = [], luma: [Double] = [], est: [Double] = [], errs: [Double] = []
+            for i in 1...framesUsed {
+                var d = [Double](), e = [Double](), l = [Double]()
+                var plane = Plane(width: 1, height: 1)
+                var estimate = TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false)
+                for _ in 0..<settings.repeats {
+                    let a = now()
+                    let img = try ImageFile.read(paths[i]).image
+                    let bT = now()
+                    plane = img.luma
+                    let cT = now()
+                    estimate = try registrar.estimate(plane)
+                    let dT = now()
+                    d.append(bT - a); l.append(cT - bT); e.append(dT - cT)
+                }
+                decode.append(Stats.median(d)); luma.append(Stats.median(l)); est.append(Stats.median(e))
+                errs.append(hypot(estimate.dx - truth[i].dx, estimate.dy - truth[i].dy))
+            }
+            let rms = (errs.map { $0 * $0 }.reduce(0, +) / Double(errs.count)).squareRoot()
+            let mp = Int(b.megapixels.rounded())
+            var c = CaseResult(name: "register \(mp)MP (per frame)", what: "TranslationRegistrar.estimate on a precomputed luma, vs ImageFile.read of the frame (1 thread)",
+                               frames: framesUsed, megapixels: b.megapixels,
+                               samples: est.map { Sample(wall: $0) })
+            c.extra = ["estimate_s_median": Stats.median(est), "decode_s_median": Stats.median(decode),
+                       "luma_s_median": Stats.median(luma), "registrar_init_s": initTime,
+                       "error_px_rms": rms, "error_px_max": errs.max() ?? .nan]
+            c.note = String(format: "decode %.3f s, luma %.3f s, init %.3f s, err rms %.4f max %.4f px",
+                            Stats.median(decode), Stats.median(luma), initTime, rms, errs.max() ?? .nan)
+            report.cases.append(c)
+            check("register \(mp)MP: estimate / decode", Stats.median(est) / Stats.median(decode), "≤ 0.25×") { $0 <= 0.25 }
+            log("[register \(mp)MP] estimate \(Fmt.s(Stats.median(est) * 1000)) ms, decode \(Fmt.s(Stats.median(decode) * 1000)) ms, rms err \(String(format: "%.4f", rms)) px")
+        }
+    }
+
+    func frameScaling(reuse20: CaseResult?) throws {
+        var xs: [Double] = [], ts: [Double] = [], rss: [Double] = []
+        for n in [10, 20, 40] {
+            let c: CaseResult
+            if n == 20, let r = reuse20 { c = r } else {
+                c = try stackCase(name: "average \(n)×12MP", what: "frame-count scaling", paths: Burst.mp12.paths(in: settings.work, count: n),
+                                  mode: "average", mp: Burst.mp12.megapixels)
+            }
+            xs.append(Double(n)); ts.append(c.medianWall); rss.append(Double(c.maxRSS))
+        }
+        report.fits["time vs frame count (average, 12 MP)"] = Stats.logLogSlope(xs, ts)
+        report.fits["peak RSS vs frame count (average, 12 MP; flat = 0)"] = Stats.logLogSlope(xs, rss)
+    }
+
+    func pixelScaling(reuse12: CaseResult?) throws {
+        var xs: [Double] = [], ts: [Double] = [], rss: [Double] = []
+        for b in [Burst.mp1, .mp4, .mp12, .mp24] {
+            let mp = Int(b.megapixels.rounded())
+            let c = try stackCase(name: "average 10×\(mp)MP", what: "pixel-count scaling", paths: b.paths(in: settings.work, count: 10),
+                                  mode: "average", mp: b.megapixels)
+            xs.append(b.megapixels); ts.append(c.medianWall); rss.append(Double(c.maxRSS))
+        }
+        report.fits["time vs megapixels (average, 10 frames)"] = Stats.logLogSlope(xs, ts)
+        report.fits["peak RSS vs megapixels (average, 10 frames)"] = Stats.logLogSlope(xs, rss)
+    }
+}

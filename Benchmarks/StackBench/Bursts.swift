@@ -1,0 +1,81 @@
+import Foundation
+import SceneGen
+import Stacker
+
+/// A synthetic burst the benchmark runs on, generated once into the work
+/// folder and reused while its fingerprint (every setting that shapes the
+/// files) is unchanged.
+struct Burst: Sendable {
+    /// Folder name under the work folder.
+    var name: String
+    var width: Int
+    var height: Int
+    var frames: Int
+    /// JPEG quality used to write the frames. 89, because the library's
+    /// encoder picks 4:4:4 chroma at quality ≥ 90 and 4:2:0 below, and
+    /// `EncodeOptions` has no subsampling option; q89 4:2:0 stands in for a
+    /// camera's q95 4:2:0.
+    static let quality = 89
+
+    /// Megapixels per frame.
+    var megapixels: Double { Double(width * height) / 1e6 }
+
+    /// The SceneGen config: the street preset at this size and count.
+    var config: SceneConfig {
+        var c = SceneConfig.street
+        c.preset = "street"
+        c.width = width
+        c.height = height
+        c.frameCount = frames
+        c.seed = 1
+        return c
+    }
+
+    /// Everything that shapes the files; a change regenerates the burst.
+    var fingerprint: String {
+        let c = config
+        return "v1 street \(c.width)x\(c.height) n\(c.frameCount) seed\(c.seed) shift\(c.maxShift) noise\(c.noiseSigma) "
+            + "objects\(c.objectCount) coverage\(c.objectCoverage) jpeg q\(Burst.quality)"
+    }
+
+    /// The burst folder.
+    func folder(in work: String) -> String { work + "/" + name }
+
+    /// Paths of the first `count` frames (all when nil).
+    func paths(in work: String, count: Int? = nil) -> [String] {
+        (0..<min(count ?? frames, frames)).map { folder(in: work) + "/" + Scene.frameFileName($0, format: .jpeg) }
+    }
+
+    /// True shifts from `truth.json`, frame 0 first.
+    func truth(in work: String) throws -> [(dx: Double, dy: Double)] {
+        let url = URL(fileURLWithPath: folder(in: work) + "/truth.json")
+        guard let obj = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any],
+              let frames = obj["frames"] as? [[String: Any]] else { throw BenchError("\(url.path): no frames") }
+        return frames.map { (($0["dx"] as? Double) ?? 0, ($0["dy"] as? Double) ?? 0) }
+    }
+
+    /// Generates the burst unless a complete one with the same fingerprint is there.
+    func ensure(in work: String, log: (String) -> Void) throws {
+        let dir = folder(in: work)
+        let stamp = dir + "/.fingerprint"
+        if let old = try? String(contentsOfFile: stamp, encoding: .utf8), old == fingerprint,
+           paths(in: work).allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
+            return
+        }
+        log("generating \(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), JPEG q\(Burst.quality) …")
+        let t0 = now()
+        try? FileManager.default.removeItem(atPath: dir)
+        try SceneGenerator.write(config, to: dir, format: .jpeg, quality: Burst.quality)
+        try fingerprint.write(toFile: stamp, atomically: true, encoding: .utf8)
+        log("  done in \(String(format: "%.1f", now() - t0)) s")
+    }
+
+    /// 40 × 12 MP: the first 20 are the main burst, 10/20/40 the frame-count scaling.
+    static let mp12 = Burst(name: "street-12mp-40", width: 4000, height: 3000, frames: 40)
+    /// 50 × 4 MP (the first 10 are the quick run's small burst and the 4 MP size point).
+    static let mp4 = Burst(name: "street-4mp-50", width: 2304, height: 1728, frames: 50)
+    /// 10 × 1 MP (size scaling, registration).
+    static let mp1 = Burst(name: "street-1mp-10", width: 1152, height: 864, frames: 10)
+    /// 10 × 24 MP (size scaling).
+    static let mp24 = Burst(name: "street-24mp-10", width: 5664, height: 4248, frames: 10)
+}
