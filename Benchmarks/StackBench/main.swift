@@ -108,6 +108,7 @@ func machineInfo(date: Date) -> [String: Any] {
     return m
 }
 
+MemoryTuning.preferHeapForLargeBuffers()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "decode-floor" {
