@@ -44,7 +44,7 @@ struct PhaseCorrelationTests {
         return errors
     }
 
-    @Test("subpixel shifts within 0.1 px (RMS ≤ 0.05 px) under noise σ = 0.02")
+    @Test("subpixel shifts within 0.03 px (RMS ≤ 0.01 px) under noise σ = 0.02")
     func subpixelShifts() throws {
         // 320×240 (single-level path) and 640×480 (downscaled coarse search).
         let small = try subpixelErrors(w: 320, h: 240, count: 12, seed: 7)
@@ -53,9 +53,12 @@ struct PhaseCorrelationTests {
             let rms = (errs.map { $0 * $0 }.reduce(0, +) / Double(errs.count)).squareRoot()
             let mx = errs.map(abs).max() ?? 0
             print("subpixel \(name): RMS \(String(format: "%.4f", rms)) px, max \(String(format: "%.4f", mx)) px over \(errs.count) axis errors")
-            // Targets from the issue: each shift within 0.1 px; RMS ≤ 0.05 px.
-            #expect(mx < 0.1, "\(name) max error \(mx)")
-            #expect(rms <= 0.05, "\(name) RMS error \(rms)")
+            // The issue asked for each shift within 0.1 px and RMS ≤ 0.05 px;
+            // with the direct refinement the measured figures are ≤ 0.002 px
+            // RMS and ≤ 0.004 px max, so the bounds are tightened to 0.03 px
+            // max and 0.01 px RMS (still ~5× margin).
+            #expect(mx < 0.03, "\(name) max error \(mx)")
+            #expect(rms <= 0.01, "\(name) RMS error \(rms)")
         }
     }
 
