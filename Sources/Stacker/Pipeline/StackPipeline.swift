@@ -137,9 +137,9 @@ public enum StackPipeline {
         var warnings: [String] = []
         var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
                                     frameCount: paths.count)
-        // Workers decode, register and warp ahead (at most `threads + 2`
+        // Workers decode, register and warp ahead (at most `threads + 1`
         // frames in flight); this thread folds or stores them in input order.
-        try orderedPipeline(count: paths.count, threads: threads, window: threads + 2,
+        try orderedPipeline(count: paths.count, threads: threads, window: threads + 1,
                             produce: prepare) { index, outcome in
             var prepared = try outcome.get()
             if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }

@@ -1,0 +1,341 @@
+/// One pyramid level of the reference, prepared for inverse-compositional
+/// Gauss–Newton: the selected sample points (normalised coordinates), their
+/// mean-removed values and their gradients in normalised units. The
+/// steepest-descent rows are formed on the fly from these five numbers (no
+/// 8-plane image is stored), and the weighted Hessian is accumulated per
+/// iteration because the robust weights change.
+struct HomographyLevel: Sendable {
+    /// Box-downsampling factor of this level relative to full resolution.
+    let factor: Int
+    /// Level size in pixels.
+    let width: Int, height: Int
+    /// Normalised coordinates of the samples.
+    let xs: [Float], ys: [Float]
+    /// Reference value minus `mean` at each sample.
+    let values: [Float]
+    /// Mean reference value over the samples.
+    let mean: Double
+    /// Reference gradient per normalised unit (∂R/∂xn, ∂R/∂yn).
+    let gxs: [Float], gys: [Float]
+    /// Normalised coordinates → this level's pixels.
+    let toPixels: Transform
+
+    /// Number of samples.
+    var count: Int { xs.count }
+
+    /// Grid used to spread the gradient-ranked selection over the image.
+    static let gridColumns = 16, gridRows = 12
+
+    /// Prepares `plane` (the reference downsampled by `factor`). Interior
+    /// pixels (one pixel from the edge, where central differences exist)
+    /// are all used when there are at most `maxSamples`; otherwise each grid
+    /// cell keeps its share of the pixels with the largest gradient
+    /// magnitude.
+    init(plane: Plane, factor: Int, coordinates: NormalisedCoordinates, maxSamples: Int) {
+        self.factor = factor
+        width = plane.width
+        height = plane.height
+        let m = coordinates.levelMatrix(factor: factor)
+        toPixels = m
+        let w = plane.width, h = plane.height
+        guard w >= 3, h >= 3 else {
+            xs = []; ys = []; values = []; gxs = []; gys = []; mean = 0
+            return
+        }
+        // Pixels per normalised unit on this level (gradient conversion).
+        let unit = Float(m.matrix[0])
+        let px = plane.pixels
+        var gradX = [Float](repeating: 0, count: w * h), gradY = gradX
+        px.withUnsafeBufferPointer { p in
+            gradX.withUnsafeMutableBufferPointer { gx in
+                gradY.withUnsafeMutableBufferPointer { gy in
+                    for y in 1..<(h - 1) {
+                        let row = y * w
+                        for x in 1..<(w - 1) {
+                            gx[row + x] = 0.5 * unit * (p[row + x + 1] - p[row + x - 1])
+                            gy[row + x] = 0.5 * unit * (p[row + x + w] - p[row + x - w])
+                        }
+                    }
+                }
+            }
+        }
+        var chosen = [Int]()
+        let interior = (w - 2) * (h - 2)
+        if interior <= maxSamples {
+            chosen.reserveCapacity(interior)
+            for y in 1..<(h - 1) { for x in 1..<(w - 1) { chosen.append(y * w + x) } }
+        } else {
+            chosen.reserveCapacity(maxSamples)
+            let cols = min(Self.gridColumns, w - 2), rows = min(Self.gridRows, h - 2)
+            for cy in 0..<rows {
+                let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
+                for cx in 0..<cols {
+                    let x0 = 1 + cx * (w - 2) / cols, x1 = 1 + (cx + 1) * (w - 2) / cols
+                    let cellCount = (x1 - x0) * (y1 - y0)
+                    let quota = min(cellCount, maxSamples * cellCount / interior)
+                    guard quota > 0 else { continue }
+                    var cell = [(Float, Int)]()
+                    cell.reserveCapacity(cellCount)
+                    for y in y0..<y1 { for x in x0..<x1 {
+                        let i = y * w + x
+                        cell.append((gradX[i] * gradX[i] + gradY[i] * gradY[i], i))
+                    } }
+                    cell.sort { $0.0 > $1.0 }
+                    for k in 0..<quota { chosen.append(cell[k].1) }
+                }
+            }
+            chosen.sort()
+        }
+        guard let inverse = m.inverse else {
+            xs = []; ys = []; values = []; gxs = []; gys = []; mean = 0
+            return
+        }
+        let im = inverse.matrix
+        var sx = [Float](), sy = [Float](), sv = [Float](), sgx = [Float](), sgy = [Float]()
+        sx.reserveCapacity(chosen.count); sy.reserveCapacity(chosen.count); sv.reserveCapacity(chosen.count)
+        sgx.reserveCapacity(chosen.count); sgy.reserveCapacity(chosen.count)
+        var total = 0.0
+        for i in chosen {
+            let x = Double(i % w), y = Double(i / w)
+            sx.append(Float(im[0] * x + im[2]))
+            sy.append(Float(im[4] * y + im[5]))
+            sv.append(px[i])
+            total += Double(px[i])
+            sgx.append(gradX[i])
+            sgy.append(gradY[i])
+        }
+        let mu = chosen.isEmpty ? 0 : total / Double(chosen.count)
+        mean = mu
+        let muF = Float(mu)
+        values = sv.map { $0 - muF }
+        xs = sx; ys = sy; gxs = sgx; gys = sgy
+    }
+
+    /// Outcome of refining on one level.
+    struct Outcome: Sendable {
+        /// Iterations run.
+        var iterations: Int
+        /// Weighted RMS residual of the last iteration (sample units).
+        var residualRMS: Double
+    }
+
+    /// Robust inverse-compositional Gauss–Newton on this level.
+    ///
+    /// Model: `F(W(x)) ≈ gain · R(x) + offset` for every sample `x`, with
+    /// `W` (`warp`, normalised reference → normalised frame coordinates) the
+    /// homography, linearised as `R(W(Δp; x)) ≈ R(x) + ∇R · ∂W/∂p · Δp`
+    /// (Baker & Matthews 2004, with the photometric terms of their
+    /// "simultaneous" variant solved jointly: a 10 × 10 system). Each
+    /// iteration samples `frame` bilinearly at the warped points, estimates
+    /// σ̂ from the median absolute residual, weights the samples by `loss`,
+    /// solves the normal equations, and composes `W ← W ∘ W(Δp)⁻¹`.
+    /// Samples warped outside the frame are skipped.
+    ///
+    /// - Parameters:
+    ///   - corners: normalised image corners; the level stops when an update
+    ///     moves none of them by more than `threshold` normalised units.
+    /// - Returns: nil when the system is singular or the warp degenerates.
+    func refine(frame: Plane, warp: inout Transform, gain: inout Double, offset: inout Double,
+                loss: HomographyOptions.RobustLoss, maxIterations: Int, threshold: Double,
+                corners: [(Double, Double)]) -> Outcome? {
+        let n = count
+        guard n >= 16, frame.width >= 2, frame.height >= 2 else { return nil }
+        var residuals = [Float](repeating: 0, count: n)
+        var scratch = [Float]()
+        scratch.reserveCapacity(4096)
+        var localOffset = offset + gain * mean      // offset for mean-removed values
+        var rms = 0.0
+        var iteration = 0
+        while iteration < maxIterations {
+            iteration += 1
+            let p = toPixels.concatenating(warp).matrix.map { Float($0) }
+            let a = Float(gain), b = Float(localOffset)
+            let valid = sampleResiduals(frame: frame, matrix: p, gain: a, offset: b, into: &residuals)
+            guard valid >= 16 else { return nil }
+            let sigma = max(1e-6, 1.4826 * Double(medianAbsolute(residuals, valid: valid, scratch: &scratch)))
+            guard let (system, wr2, wsum) = normalEquations(residuals: residuals, gain: a, loss: loss, sigma: Float(sigma)),
+                  wsum > 0 else { return nil }
+            rms = (wr2 / wsum).squareRoot()
+            guard let step = HomographyLinearAlgebra.solveSymmetric(system.matrix, system.rhs, n: 10) else { return nil }
+            let d = Transform(matrix: [1 + step[0], step[1], step[2],
+                                       step[3], 1 + step[4], step[5],
+                                       step[6], step[7], 1])
+            guard let dInverse = d.inverse else { return nil }
+            let updated = warp.concatenating(dInverse)
+            guard updated.matrix.allSatisfy(\.isFinite) else { return nil }
+            var motion = 0.0
+            for c in corners {
+                let p0 = warp.apply(x: c.0, y: c.1), p1 = updated.apply(x: c.0, y: c.1)
+                motion = max(motion, ((p1.x - p0.x) * (p1.x - p0.x) + (p1.y - p0.y) * (p1.y - p0.y)).squareRoot())
+            }
+            guard motion.isFinite else { return nil }
+            warp = updated
+            gain += step[8]
+            localOffset += step[9]
+            guard gain.isFinite, gain > 1e-3 else { return nil }
+            if motion < threshold { break }
+        }
+        offset = localOffset - gain * mean
+        return Outcome(iterations: iteration, residualRMS: rms)
+    }
+
+    /// Samples `frame` bilinearly at every warped sample point (`matrix`:
+    /// normalised reference → frame level pixels, row-major Float) and
+    /// stores `F − gain·R − offset`, or NaN where the point falls outside
+    /// the frame's pixel-centre extent. Returns how many are valid.
+    private func sampleResiduals(frame: Plane, matrix m: [Float], gain: Float, offset: Float,
+                                 into residuals: inout [Float]) -> Int {
+        let fw = frame.width, fh = frame.height
+        let maxX = Float(fw - 1), maxY = Float(fh - 1)
+        let n = count
+        var valid = 0
+        let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
+        frame.pixels.withUnsafeBufferPointer { f in
+            xs.withUnsafeBufferPointer { xp in
+            ys.withUnsafeBufferPointer { yp in
+            values.withUnsafeBufferPointer { vp in
+            residuals.withUnsafeMutableBufferPointer { rp in
+                for i in 0..<n {
+                    let x = xp[i], y = yp[i]
+                    let d = m6 * x + m7 * y + m8
+                    let u = (m0 * x + m1 * y + m2) / d
+                    let v = (m3 * x + m4 * y + m5) / d
+                    guard u >= 0, u <= maxX, v >= 0, v <= maxY else { rp[i] = .nan; continue }
+                    let ix = min(Int(u), fw - 2), iy = min(Int(v), fh - 2)
+                    let tx = u - Float(ix), ty = v - Float(iy)
+                    let o = iy * fw + ix
+                    let top = f[o] + tx * (f[o + 1] - f[o])
+                    let bottom = f[o + fw] + tx * (f[o + fw + 1] - f[o + fw])
+                    let sample = top + ty * (bottom - top)
+                    rp[i] = sample - gain * vp[i] - offset
+                    valid += 1
+                }
+            }}}}
+        }
+        return valid
+    }
+
+    /// Median of |r| over (at most ≈ 4096 evenly strided) valid residuals.
+    private func medianAbsolute(_ residuals: [Float], valid: Int, scratch: inout [Float]) -> Float {
+        scratch.removeAll(keepingCapacity: true)
+        let stride = max(1, valid / 4096)
+        var seen = 0
+        for r in residuals where !r.isNaN {
+            if seen % stride == 0 { scratch.append(abs(r)) }
+            seen += 1
+        }
+        guard !scratch.isEmpty else { return 0 }
+        return HomographyLevel.select(&scratch, rank: scratch.count / 2)
+    }
+
+    /// The `rank`-th smallest element (0-based) by quickselect; reorders `a`.
+    static func select(_ a: inout [Float], rank: Int) -> Float {
+        var lo = 0, hi = a.count - 1
+        let k = min(max(rank, 0), a.count - 1)
+        while lo < hi {
+            let pivot = a[lo + (hi - lo) / 2]
+            var i = lo, j = hi
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while a[j] > pivot { j -= 1 }
+                if i <= j { a.swapAt(i, j); i += 1; j -= 1 }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        }
+        return a[k]
+    }
+
+    /// Weighted normal equations `Σ w JᵀJ θ = Σ w Jᵀ r` with the Jacobian
+    /// row `J = [gain · ∇R · ∂W/∂p (8), R − mean, 1]`. Also returns Σ w r²
+    /// and Σ w. Accumulates the upper triangle of `[J r]ᵀ W [J r]` for 512
+    /// samples at a time in `Float`, then flushes to `Double`.
+    private func normalEquations(residuals: [Float], gain: Float, loss: HomographyOptions.RobustLoss,
+                                 sigma: Float) -> (system: (matrix: [Double], rhs: [Double]), Double, Double)? {
+        let n = count
+        var wr2 = 0.0, wsum = 0.0
+        var big = [Double](repeating: 0, count: 11 * 11)
+        let (kind, tuning): (Int, Float) = {
+            switch loss {
+            case .none: return (0, 1)
+            case .huber(let k): return (1, Float(max(1e-3, k)))
+            case .tukey(let c): return (2, Float(max(1e-3, c)))
+            }
+        }()
+        let c = tuning * sigma, cInv = 1 / (tuning * sigma)
+        // Upper triangle of the 11 × 11 matrix [J r]ᵀ W [J r], row-major.
+        let acc = UnsafeMutablePointer<Float>.allocate(capacity: 121)
+        let j = UnsafeMutablePointer<Float>.allocate(capacity: 11)
+        defer { acc.deallocate(); j.deallocate() }
+        acc.initialize(repeating: 0, count: 121)
+        j.initialize(repeating: 0, count: 11)
+        func flush() {
+            for k in 0..<121 { big[k] += Double(acc[k]) }
+            acc.update(repeating: 0, count: 121)
+        }
+        var pending = 0
+        xs.withUnsafeBufferPointer { xp in
+        ys.withUnsafeBufferPointer { yp in
+        values.withUnsafeBufferPointer { vp in
+        gxs.withUnsafeBufferPointer { gxp in
+        gys.withUnsafeBufferPointer { gyp in
+        residuals.withUnsafeBufferPointer { rp in
+            for i in 0..<n {
+                let r = rp[i]
+                guard !r.isNaN else { continue }
+                let wt: Float
+                switch kind {
+                case 0: wt = 1
+                case 1:
+                    let ar = abs(r)
+                    wt = ar <= c ? 1 : c / ar
+                default:
+                    let q = r * cInv
+                    let q2 = q * q
+                    wt = q2 < 1 ? (1 - q2) * (1 - q2) : 0
+                }
+                guard wt > 0 else { continue }
+                let x = xp[i], y = yp[i]
+                let gx = gxp[i] * gain, gy = gyp[i] * gain
+                let t = gx * x + gy * y
+                j[0] = gx * x; j[1] = gx * y; j[2] = gx
+                j[3] = gy * x; j[4] = gy * y; j[5] = gy
+                j[6] = -t * x; j[7] = -t * y
+                j[8] = vp[i]; j[9] = 1; j[10] = r
+                for k in 0..<11 {
+                    let wk = wt * j[k]
+                    let row = acc + k * 11
+                    for l in k..<11 { row[l] += wk * j[l] }
+                }
+                pending += 1
+                if pending == 512 { flush(); pending = 0 }
+            }
+        }}}}}}
+        flush()
+        // Σ w r² and Σ w sit in the last row/column (J[9] = 1, J[10] = r).
+        wr2 = big[10 * 11 + 10]
+        wsum = big[9 * 11 + 9]
+        var matrix = [Double](repeating: 0, count: 100), rhs = [Double](repeating: 0, count: 10)
+        for k in 0..<10 {
+            for l in 0..<10 { matrix[k * 10 + l] = k <= l ? big[k * 11 + l] : big[l * 11 + k] }
+            rhs[k] = big[k * 11 + 10]
+        }
+        guard matrix.allSatisfy(\.isFinite), rhs.allSatisfy(\.isFinite) else { return nil }
+        return ((matrix, rhs), wr2, wsum)
+    }
+}
+
+// References
+// - S. Baker and I. Matthews, "Lucas-Kanade 20 years on: a unifying
+//   framework", International Journal of Computer Vision 56(3), 221–255,
+//   2004 (inverse compositional algorithm; simultaneous appearance terms).
+// - G. D. Evangelidis and E. Z. Psarakis, "Parametric image alignment using
+//   enhanced correlation coefficient maximization", IEEE Trans. Pattern
+//   Analysis and Machine Intelligence 30(10), 1858–1865, 2008 (photometric
+//   invariance of direct alignment).
+// - F. Dellaert and R. Collins, "Fast image-based tracking by selective
+//   pixel integration", ICCV Workshop on Frame-Rate Vision, 1999 (using
+//   only the highest-gradient pixels).
+// - P. J. Huber, Robust Statistics, Wiley, 1981; P. W. Holland and
+//   R. E. Welsch, "Robust regression using iteratively reweighted
+//   least-squares", Communications in Statistics 6(9), 813–827, 1977
+//   (Huber and Tukey weights, MAD scale).
