@@ -13,7 +13,7 @@ struct StackCommand {
         OptionSpec(names: ["--mode"], valueName: "mode",
                    help: "average | median | mode | sigma-clip (default: average)"),
         OptionSpec(names: ["--align"], valueName: "model",
-                   help: "translation | none (default: translation)"),
+                   help: "translation | homography | none (default: translation)"),
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
@@ -48,8 +48,9 @@ struct StackCommand {
         """
         OVERVIEW: \(abstract)
 
-        Every frame is registered to the reference frame by subpixel phase
-        correlation, resampled onto its grid (Lanczos-3), and combined per pixel.
+        Every frame is registered to the reference frame (subpixel phase
+        correlation, or a full homography with --align homography), resampled
+        onto its grid (Lanczos-3), and combined per pixel.
 
         USAGE: \(usage)
 
@@ -106,7 +107,7 @@ struct StackCommand {
         }
         if let v = args["--align"] {
             guard let a = Alignment(rawValue: v) else {
-                throw UsageError(description: "unknown --align '\(v)' (expected translation or none)")
+                throw UsageError(description: "unknown --align '\(v)' (expected translation, homography or none)")
             }
             s.options.alignment = a
         }

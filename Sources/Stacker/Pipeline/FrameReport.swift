@@ -16,6 +16,9 @@ public struct FrameReport: Sendable, Equatable {
     public var reason: String?
     /// The noise sigma estimated for the frame (0…1 scale), when weights are `auto`.
     public var noiseSigma: Double?
+    /// A remark from registration (e.g. why a homography fell back to the
+    /// translation), nil when there is none.
+    public var alignmentNote: String?
     /// Sharpness (mean squared gradient of the downscaled luma), when the
     /// reference was chosen automatically.
     public var sharpness: Double?

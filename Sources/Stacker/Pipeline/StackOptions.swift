@@ -16,6 +16,9 @@ public enum StackMode: String, Sendable, CaseIterable {
 public enum Alignment: String, Sendable, CaseIterable {
     /// Subpixel phase-correlation translation.
     case translation
+    /// A full perspective transform (8 parameters), for handheld bursts:
+    /// the translation, then direct robust refinement on a pyramid.
+    case homography
     /// No alignment: frames are stacked as they are.
     case none
 }

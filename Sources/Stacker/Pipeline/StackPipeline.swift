@@ -46,12 +46,13 @@ public enum StackPipeline {
         timings.withLock { $0.decode += decodeSeconds }
         let width = reference.image.width, height = reference.image.height
         let channels = reference.image.channels
-        let registrar: TranslationRegistrar?
-        if options.alignment == .translation && options.givenTransforms == nil {
-            var topts = TranslationOptions()
-            topts.minimumScore = options.minimumScore
+        let registrar: FrameRegistrar?
+        if options.alignment != .none && options.givenTransforms == nil {
             let (r, seconds) = try measure {
-                try wrapRegistration(refPath) { try TranslationRegistrar(reference: reference.image.luma, options: topts) }
+                try wrapRegistration(refPath) {
+                    try FrameRegistrar(reference: reference.image.luma, alignment: options.alignment,
+                                       minimumScore: options.minimumScore)
+                }
             }
             registrar = r
             timings.withLock { $0.register += seconds }
@@ -110,8 +111,9 @@ public enum StackPipeline {
                         try wrapRegistration(path) { try registrar!.estimate(image.luma) }
                     }
                     timings.withLock { $0.register += regSeconds }
-                    report.transform = .translation(dx: estimate.dx, dy: estimate.dy)
+                    report.transform = estimate.transform
                     report.score = estimate.score.isFinite ? estimate.score : 0
+                    report.alignmentNote = estimate.note
                 }
                 guard report.score >= options.minimumScore else {
                     report.reason = "registration score \(format(report.score)) is below the threshold \(format(options.minimumScore))"

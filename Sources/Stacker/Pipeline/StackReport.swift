@@ -34,6 +34,7 @@ public struct StackReport: Sendable {
             out += "      \"score\": \(JSONText.number(f.score)), \"used\": \(f.used), "
             out += "\"reason\": \(f.reason.map(JSONText.string) ?? "null"), \"weight\": \(JSONText.number(f.weight))"
             if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
+            if let note = f.alignmentNote { out += ", \"alignmentNote\": \(JSONText.string(note))" }
             if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
             out += " }\(i + 1 < result.frames.count ? "," : "")\n"
         }
