@@ -76,13 +76,22 @@ func parseArguments(_ arguments: [String], specs: [OptionSpec]) throws -> Parsed
     return parsed
 }
 
-/// The OPTIONS section of help text: one aligned line (or more) per option.
-func optionsHelp(_ specs: [OptionSpec]) -> String {
-    let lefts = specs.map { spec -> String in
-        let names = spec.names.reversed().joined(separator: ", ")
-        return spec.valueName.map { "\(names) <\($0)>" } ?? names
-    }
-    let width = min(34, (lefts.map(\.count).max() ?? 0) + 2)
+/// The left column of an option's help line: `-o, --output <file>`.
+func optionLabel(_ spec: OptionSpec) -> String {
+    let names = spec.names.reversed().joined(separator: ", ")
+    return spec.valueName.map { "\(names) <\($0)>" } ?? names
+}
+
+/// The help column that fits the longest label (at most 34).
+func optionsColumn(_ specs: [OptionSpec]) -> Int {
+    min(34, (specs.map { optionLabel($0).count }.max() ?? 0) + 2)
+}
+
+/// The OPTIONS section of help text: one aligned line (or more) per option,
+/// help starting at `width` (default: fitted to these options).
+func optionsHelp(_ specs: [OptionSpec], width: Int? = nil) -> String {
+    let lefts = specs.map(optionLabel)
+    let width = width ?? optionsColumn(specs)
     var out = ""
     for (left, spec) in zip(lefts, specs) {
         if left.count + 2 > width {

@@ -43,6 +43,9 @@ struct StackCommand {
     /// The USAGE line.
     static let usage = "stack [--mode <mode>] [--align <model>] [--reference <index>] [--output <file>] [<options>] <frame> <frame> ..."
 
+    /// The column where option help starts.
+    static var optionsWidth: Int { optionsColumn(specs) }
+
     /// The full help text (stdout).
     static var help: String {
         """
@@ -55,10 +58,9 @@ struct StackCommand {
         USAGE: \(usage)
 
         ARGUMENTS:
-          <frame>                             input frames (JPEG or PNG), at least two
-
+        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG or PNG), at least two")], width: optionsWidth))
         OPTIONS:
-        \(optionsHelp(specs))
+        \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
           0 done; 1 the work failed (unreadable input, too few frames registered,
           write failed); 2 usage error; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
