@@ -10,13 +10,12 @@ struct Combiner {
         case folding
     }
     private var state: State
-    private let width: Int, height: Int, channels: Int
+    private let width: Int, height: Int
 
     /// A combiner for `options.mode` over `frameCount` frames of the given size.
     init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int) throws {
         self.width = width
         self.height = height
-        self.channels = channels
         let kernel: RobustKernel
         switch options.mode {
         case .average:
@@ -34,6 +33,14 @@ struct Combiner {
         state = .robust(store, kernel)
     }
 
+    /// The frame store of a robust mode (nil for average). It is safe to
+    /// store different frames into it from several threads; frames never
+    /// stored count as covering nothing.
+    var frameStore: FrameStore? {
+        if case .robust(let store, _) = state { return store }
+        return nil
+    }
+
     /// Adds frame `index` (frames arrive in input order). `planes == nil`
     /// means the frame is not used; `coverage == nil` means it covers everything.
     mutating func add(index: Int, planes: [Plane]?, coverage: Plane?, weight: Float) throws {
@@ -46,12 +53,9 @@ struct Combiner {
         case .folding:
             preconditionFailure("Combiner.add re-entered during a fold")
         case .robust(let store, _):
-            guard let planes else {
-                // An unused frame covers nothing.
-                let empty = Plane(width: width, height: height)
-                try store.store(frame: index, planes: Array(repeating: empty, count: channels), coverage: empty)
-                return
-            }
+            // Workers normally store frames themselves (see `frameStore`);
+            // a frame handed here is stored now. Unused frames are never stored.
+            guard let planes else { return }
             try store.store(frame: index, planes: planes,
                             coverage: coverage ?? Plane(width: width, height: height, repeating: 1))
         }

@@ -70,6 +70,19 @@ public enum StackPipeline {
         let autoWeights = options.weighting == .auto
         let referenceSigma = autoWeights ? estimateNoiseSigma(reference.image.luma) : 0
 
+        var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
+                                    frameCount: paths.count)
+        // Robust modes: workers write straight into the (thread-safe) frame
+        // store, so prepared frames do not queue up in memory.
+        let directStore = combiner.frameStore
+        /// Hands a prepared frame on: into the store (robust modes), or back
+        /// to the consumer for the fold (average).
+        let deliver: @Sendable (Int, FrameReport, [Plane], Plane?) throws -> Prepared = { index, report, planes, coverage in
+            guard let store = directStore else { return Prepared(report: report, planes: planes, coverage: coverage) }
+            try store.store(frame: index, planes: planes,
+                            coverage: coverage ?? Plane(width: width, height: height, repeating: 1))
+            return Prepared(report: report)
+        }
         let duplicates = duplicateIndices(paths)
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
@@ -105,7 +118,7 @@ public enum StackPipeline {
                 } else if index == options.referenceIndex || registrar == nil {
                     report.score = 1
                     report.used = true
-                    return .success(Prepared(report: report, planes: image.planes, coverage: nil))
+                    return .success(try deliver(index, report, image.planes, nil))
                 } else {
                     let (estimate, regSeconds) = try measure {
                         try wrapRegistration(path) { try registrar!.estimate(image.luma) }
@@ -125,7 +138,7 @@ public enum StackPipeline {
                                 interpolation: options.interpolation)
                 }
                 timings.withLock { $0.warp += warpSeconds }
-                return .success(Prepared(report: report, planes: warped.planes, coverage: warped.coverage))
+                return .success(try deliver(index, report, warped.planes, warped.coverage))
             } catch {
                 let e = (error as? StackerError) ?? .unreadable(path: path, reason: "\(error)")
                 if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {
@@ -137,8 +150,6 @@ public enum StackPipeline {
 
         var reports: [FrameReport] = []
         var warnings: [String] = []
-        var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
-                                    frameCount: paths.count)
         // Workers decode, register and warp ahead (at most `threads + 1`
         // frames in flight); this thread folds or stores them in input order.
         try orderedPipeline(count: paths.count, threads: threads, window: threads + 1,
@@ -150,7 +161,7 @@ public enum StackPipeline {
                                  weight: Float(prepared.report.weight))
             }
             timings.withLock { $0.stack += seconds }
-            if prepared.planes == nil, let reason = prepared.report.reason {
+            if !prepared.report.used, let reason = prepared.report.reason {
                 warnings.append("\(prepared.report.path): skipped: \(reason)")
             }
             reports.append(prepared.report)
