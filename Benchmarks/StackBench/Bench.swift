@@ -33,12 +33,14 @@ final class Bench {
     func run() throws -> BenchReport {
         let w = settings.work
         // Bursts first (cached).
-        var needed: [Burst] = [.mp12]
+        // The 12 MP JPEG burst is for everything but the homography case (which has its own PNG bursts).
+        let needs12 = settings.cases.contains { $0 != "homography" }
+        var needed: [Burst] = needs12 ? [.mp12] : []
         if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
         if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
         if wants("pixels") { needed.append(.mp24) }
         for b in needed { try b.ensure(in: w, log: log) }
-        if let ss = try? RawTurboJPEG().subsampling(path: Burst.mp12.paths(in: w, count: 1)[0]) {
+        if needs12, let ss = try? RawTurboJPEG().subsampling(path: Burst.mp12.paths(in: w, count: 1)[0]) {
             report.notes.append("Bench frames: JPEG q\(Burst.quality), chroma " + (ss == 2 ? "4:2:0" : ss == 0 ? "4:4:4" : "code \(ss)")
                 + " (ImageFile's encoder has no subsampling option: it uses 4:4:4 at q ≥ 90, 4:2:0 below, so q89 stands in for the issue's q95 4:2:0).")
         }
@@ -64,6 +66,7 @@ final class Bench {
             }
         }
         if wants("register") { try registrationCases() }
+        if wants("homography") { try homographyCases() }
         if wants("frames") { try frameScaling(reuse20: ours["average"]) }
         if wants("pixels") { try pixelScaling(reuse12: nil) }
 
@@ -77,7 +80,7 @@ final class Bench {
             if let a = ours["average"] { check("average / decode floor (ImageFile.read → Float)", a.medianWall / f.medianWall, "(info)") { _ in true } }
             if let m = ours["median"] { check("median / decode floor (ImageFile.read → Float)", m.medianWall / f.medianWall, "(info)") { _ in true } }
         }
-        if settings.peers { try peerCases(main20: main20, ours: ours) }
+        if settings.peers && needs12 { try peerCases(main20: main20, ours: ours) }
         return report
     }
 

@@ -121,7 +121,7 @@ struct BenchReport {
         if !checks.isEmpty {
             out += "\nTargets:\n"
             for c in checks {
-                out += "  " + Fmt.pad(c.label, 52) + Fmt.pad(String(format: "%.2f×", c.value), 9, right: true)
+                out += "  " + Fmt.pad(c.label, 52) + Fmt.pad(c.target.hasSuffix("px") ? String(format: "%.3f px", c.value) : String(format: "%.2f×", c.value), 9, right: true)
                     + "  target " + Fmt.pad(c.target, 8) + (c.pass ? "  ok" : "  MISSED") + "\n"
             }
         }

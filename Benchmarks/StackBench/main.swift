@@ -15,8 +15,10 @@ USAGE: stack-bench [options]
 
 OPTIONS:
   --quick            short run: 20 × 12 MP average/median/sigma-clip, decode floor,
-                     registration at 4 and 12 MP, 10 × 4 MP average; no scaling
-  --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV (once each)
+                     registration at 4 and 12 MP, homography at 2 and 12 MP,
+                     10 × 4 MP average; no scaling
+  --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV
+                     (phase correlation, ECC homography) (once each)
   --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --work DIR         where bursts and outputs go (default Benchmarks/work)
@@ -25,13 +27,14 @@ OPTIONS:
   --help             this text
 
 The bursts (SceneGen street, JPEG q89 4:2:0) are generated once and cached by a
-config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB).
+config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB), plus
+6 × 2 MP and 6 × 12 MP PNG homography bursts (known perspective jitter, ~0.2 GB).
 """
 
 /// Parsed command line.
 struct Settings: Sendable {
-    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "4mp", "frames", "pixels"]
-    static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "4mp"]
+    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp", "frames", "pixels"]
+    static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
     var quick = false
     var peers = false
     var cases: [String] = Settings.allCases
