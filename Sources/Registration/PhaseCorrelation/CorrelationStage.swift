@@ -125,6 +125,54 @@ struct CorrelationStage: Sendable {
         return upsampledPeak(cross, aroundY: Double(py), x: Double(px), factor: upsample)
     }
 
+    /// Like `correlate(_:searchRadius:nil, …)` (full phase normalisation),
+    /// but returns up to `count` peaks: the highest local maxima of the
+    /// surface (3×3 neighbourhood, wrapped), highest first, each refined by
+    /// the upsampled DFT. Peaks lower than `minimumRatio` × the highest are
+    /// dropped. Empty when either patch is blank or the spectrum is degenerate.
+    func correlateCandidates(_ patch: Plane, count: Int, minimumRatio: Double, upsample: Int) throws -> [Peak] {
+        guard let ref = referenceSpectrum, patch.width == cols, patch.height == rows, count > 0 else { return [] }
+        let real = try fft.makeRealBuffer()
+        guard CorrelationStage.loadWindowed(patch, windowX: windowX, windowY: windowY, into: real) else { return [] }
+        let cross = try fft.makeSpectrumBuffer()
+        fft.forward(real, into: cross)
+        guard normaliseCrossPower(reference: ref, spectrum: cross, exponent: 1) else { return [] }
+        let work = try fft.makeSpectrumBuffer()
+        work.copy(from: cross)
+        fft.inverse(work, into: real)
+        let maxima = localMaxima(real, count: count)
+        guard let top = maxima.first, top.value.isFinite, top.value > 0 else { return [] }
+        let total = Double(rows * cols)
+        return maxima.filter { $0.value >= minimumRatio * top.value }.map { m in
+            upsample <= 1 ? Peak(dx: Double(m.x), dy: Double(m.y), height: m.value / total)
+                          : upsampledPeak(cross, aroundY: Double(m.y), x: Double(m.x), factor: upsample)
+        }
+    }
+
+    /// The `count` highest strict local maxima (3×3, wrapped) of the
+    /// surface, highest first, in signed coordinates.
+    private func localMaxima(_ surface: FFTBuffer, count: Int) -> [(y: Int, x: Int, value: Double)] {
+        let p = surface.pointer
+        var best: [(y: Int, x: Int, value: Double)] = []
+        for y in 0..<rows {
+            let ym = (y + rows - 1) % rows * cols, y0 = y * cols, yp = (y + 1) % rows * cols
+            for x in 0..<cols {
+                let v = p[y0 + x]
+                if best.count == count, Double(v) <= best[count - 1].value { continue }
+                let xm = (x + cols - 1) % cols, xp = (x + 1) % cols
+                // Strict on one side, ≥ on the other, so a flat top is counted once.
+                guard v > p[y0 + xm], v >= p[y0 + xp], v > p[ym + x], v >= p[yp + x],
+                      v > p[ym + xm], v >= p[yp + xp], v > p[ym + xp], v >= p[yp + xm] else { continue }
+                let sy = y > rows / 2 ? y - rows : y, sx = x > cols / 2 ? x - cols : x
+                var i = best.count
+                while i > 0 && best[i - 1].value < Double(v) { i -= 1 }
+                best.insert((sy, sx, Double(v)), at: i)
+                if best.count > count { best.removeLast() }
+            }
+        }
+        return best
+    }
+
     /// `spectrum ← R·conj(F) / |R·conj(F)|`, with DC, Nyquist row/column and
     /// near-zero bins set to 0. False when every bin is (near) zero.
     private func normaliseCrossPower(reference: FFTBuffer, spectrum: FFTBuffer, exponent: Float) -> Bool {

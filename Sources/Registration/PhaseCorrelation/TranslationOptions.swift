@@ -21,7 +21,9 @@ public struct TranslationOptions: Sendable, Equatable {
     public var maxSearchSize: Int
     /// Longest side, in pixels, of the full-resolution central crop used for
     /// the subpixel refinement (smaller images use about 80 % of their size).
-    /// Default 512.
+    /// Default 1024: with 512, on a 2304×1728 street burst whose central
+    /// crop held large moving objects, the crop's cross-correlation peak
+    /// landed 7–12 px off on 9 of 10 frames.
     public var refineSize: Int
     /// Subpixel resolution of the refinement is `1 / upsampleFactor` px
     /// (plus a parabolic fit on that grid). Default 100.
@@ -31,16 +33,19 @@ public struct TranslationOptions: Sendable, Equatable {
     public var minimumScore: Double
     /// Spectral normalisation exponent of the refinement stage (see
     /// `CorrelationStage.correlate`); internal tuning knob. 0 = plain
-    /// cross-correlation, as in Guizar-Sicairos et al.: on the 320×240 test
-    /// texture with noise σ = 0.02 it gave 0.0026 px RMS against 0.064 px for
-    /// full phase normalisation (1), which lets noise-dominated bins vote
-    /// equally. The coarse search keeps full phase correlation (sharp peak,
-    /// normalised score).
-    var refineExponent: Float = 0
+    /// cross-correlation, 1 = phase correlation. Plain cross-correlation is
+    /// the least noise-sensitive (0.0026 px RMS on the noisy 320×240 test
+    /// texture, against 0.064 px at 1), but its broad peak follows large
+    /// moving objects: on generated 12 MP and 4 MP street bursts it locked
+    /// 7–12 px off on almost every frame. Since the direct refinement after
+    /// it now supplies the accuracy, this stage only has to land within its
+    /// basin, and phase correlation does that robustly (0.004–0.018 px RMS
+    /// after refinement on every generated burst from 320×240 to 12 MP).
+    var refineExponent: Float = 1
 
     /// Options with the documented defaults; values are clamped to sane
     /// ranges (`maxSearchSize`, `refineSize` ≥ 32; `upsampleFactor` in 1…1000).
-    public init(maxSearchSize: Int = 512, refineSize: Int = 512, upsampleFactor: Int = 100,
+    public init(maxSearchSize: Int = 512, refineSize: Int = 1024, upsampleFactor: Int = 100,
                 minimumScore: Double = TranslationOptions.defaultMinimumScore) {
         self.maxSearchSize = max(32, maxSearchSize)
         self.refineSize = max(32, refineSize)

@@ -104,14 +104,48 @@ public final class TranslationRegistrar: Sendable {
         }
         let small = frame.downsampled(by: factor)
         let coarsePatch = small.cropped(x: coarseOrigin.x, y: coarseOrigin.y, width: coarse.cols, height: coarse.rows)
-        guard let c = try coarse.correlate(coarsePatch, searchRadius: nil, upsample: min(options.upsampleFactor, 20)) else {
+        let peaks = try coarse.correlateCandidates(coarsePatch, count: Self.candidateCount,
+                                                   minimumRatio: Self.candidateRatio,
+                                                   upsample: min(options.upsampleFactor, 20))
+        guard !peaks.isEmpty else {
             return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false)
         }
-        let score = min(1, max(0, c.height))
+        if peaks.count == 1 {
+            let (dx, dy) = try refine(frame, peaks[0])
+            let score = min(1, max(0, peaks[0].height))
+            return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: score >= options.minimumScore)
+        }
+        // Several comparable coarse peaks (periodic structure, heavy
+        // occlusion): refine each and keep the best full-resolution match.
+        var best: (dx: Double, dy: Double, score: Double, match: Double)?
+        var seen: [(Double, Double)] = []
+        for peak in peaks {
+            let (dx, dy) = try refine(frame, peak)
+            if seen.contains(where: { abs($0.0 - dx) < 0.5 && abs($0.1 - dy) < 0.5 }) { continue }
+            seen.append((dx, dy))
+            let m = matchScore(frame, dx: dx, dy: dy)
+            if best == nil || m > best!.match { best = (dx, dy, peak.height, m) }
+        }
+        guard let b = best else { return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false) }
+        let score = min(1, max(0, b.score))
+        return TranslationEstimate(dx: b.dx, dy: b.dy, score: score, isAccepted: score >= options.minimumScore)
+    }
+
+    /// Coarse peaks considered at most (the highest local maxima).
+    static let candidateCount = 6
+    /// Coarse peaks lower than this fraction of the highest are not
+    /// considered: on ordinary scenes the second local maximum is far below
+    /// it, so only one candidate is refined and the cost stays that of one.
+    static let candidateRatio = 0.4
+    /// Samples (about) that `matchScore` uses: an even grid over the overlap.
+    static let matchSamples = 131_072
+
+    /// Stages 2 and 3 from one coarse peak: the full-resolution shift.
+    private func refine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
         var dx = c.dx * Double(factor), dy = c.dy * Double(factor)
 
         // Fine refinement around the rounded coarse shift.
-        var radius = factor + 2
+        var radius = factor / 2 + 2
         for _ in 0..<2 {
             let ox = Int(dx.rounded()), oy = Int(dy.rounded())
             let patch = frame.cropped(x: fineOrigin.x - ox, y: fineOrigin.y - oy, width: fine.cols, height: fine.rows)
@@ -125,7 +159,58 @@ public final class TranslationRegistrar: Sendable {
             dx = d.dx
             dy = d.dy
         }
-        return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: score >= options.minimumScore)
+        return (dx, dy)
+    }
+
+    /// Zero-mean normalised cross-correlation of `frame(x, y)` with
+    /// `reference(x + dx, y + dy)` (bilinear) over their overlap, on an even
+    /// grid of about `matchSamples` points; −1 when the overlap is empty or
+    /// flat. Comparable across shifts, unlike the phase-correlation height
+    /// of a downscaled crop.
+    func matchScore(_ frame: Plane, dx: Double, dy: Double) -> Double {
+        let ref = direct.reference
+        let x0 = max(0, Int((-dx).rounded(.up))), x1 = min(width - 2, Int((Double(width - 2) - dx).rounded(.down)))
+        let y0 = max(0, Int((-dy).rounded(.up))), y1 = min(height - 2, Int((Double(height - 2) - dy).rounded(.down)))
+        guard x1 > x0, y1 > y0 else { return -1 }
+        let area = Double((x1 - x0 + 1) * (y1 - y0 + 1))
+        let step = max(1, Int((area / Double(Self.matchSamples)).squareRoot().rounded(.down)))
+        let ix = Int(dx.rounded(.down)), iy = Int(dy.rounded(.down))
+        let fx = Float(dx - Double(ix)), fy = Float(dy - Double(iy))
+        let w = width
+        var n = 0.0, sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0
+        frame.pixels.withUnsafeBufferPointer { f in
+            ref.pixels.withUnsafeBufferPointer { r in
+                var y = y0
+                while y <= y1 {
+                    var ra: Float = 0, rb: Float = 0, raa: Float = 0, rbb: Float = 0, rab: Float = 0
+                    var cnt = 0
+                    let ry = y + iy
+                    // x + ix ∈ [0, width − 2] and ry ∈ [0, height − 2] by the bounds above.
+                    let lo = max(x0, -ix), hi = min(x1, width - 2 - ix)
+                    if ry >= 0 && ry <= height - 2 && lo <= hi {
+                        var x = lo
+                        while x <= hi {
+                            let a = f[y * w + x]
+                            let k = ry * w + x + ix
+                            let top = r[k] + fx * (r[k + 1] - r[k])
+                            let bot = r[k + w] + fx * (r[k + w + 1] - r[k + w])
+                            let b = top + fy * (bot - top)
+                            ra += a; rb += b; raa += a * a; rbb += b * b; rab += a * b
+                            cnt += 1
+                            x += step
+                        }
+                    }
+                    n += Double(cnt); sa += Double(ra); sb += Double(rb)
+                    saa += Double(raa); sbb += Double(rbb); sab += Double(rab)
+                    y += step
+                }
+            }
+        }
+        guard n > 1 else { return -1 }
+        let va = saa - sa * sa / n, vb = sbb - sb * sb / n, cov = sab - sa * sb / n
+        guard va > 0, vb > 0 else { return -1 }
+        let c = cov / (va * vb).squareRoot()
+        return c.isFinite ? c : -1
     }
 }
 
