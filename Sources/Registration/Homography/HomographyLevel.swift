@@ -2,8 +2,10 @@
 /// Gauss–Newton: the selected sample points (normalised coordinates), their
 /// mean-removed values and their gradients in normalised units. The
 /// steepest-descent rows are formed on the fly from these five numbers (no
-/// 8-plane image is stored), and the weighted Hessian is accumulated per
-/// iteration because the robust weights change.
+/// 8-plane image is stored). The weighted Hessian is accumulated on the
+/// first and third iteration of a level (the robust weights settle) and
+/// reused, rescaled for the gain, otherwise: only `Σ w Jᵀr` is accumulated
+/// then, which leaves the IRLS fixed point unchanged.
 struct HomographyLevel: Sendable {
     /// Box-downsampling factor of this level relative to full resolution.
     let factor: Int
@@ -19,6 +21,39 @@ struct HomographyLevel: Sendable {
     let gxs: [Float], gys: [Float]
     /// Normalised coordinates → this level's pixels.
     let toPixels: Transform
+
+    /// Separable binomial [1 2 1]/4 blur (edges clamped). Applied to the
+    /// reference and frame levels alike so bilinear sampling and central
+    /// differences see a band-limited signal (sharp edges otherwise make the
+    /// linearisation poor: slow, biased convergence).
+    static func smoothed(_ plane: Plane) -> Plane {
+        let w = plane.width, h = plane.height
+        guard w >= 3, h >= 3 else { return plane }
+        var tmp = [Float](repeating: 0, count: w * h)
+        var out = plane
+        plane.pixels.withUnsafeBufferPointer { s in
+            tmp.withUnsafeMutableBufferPointer { t in
+                for y in 0..<h {
+                    let r = y * w
+                    t[r] = 0.75 * s[r] + 0.25 * s[r + 1]
+                    for x in 1..<(w - 1) { t[r + x] = 0.5 * s[r + x] + 0.25 * (s[r + x - 1] + s[r + x + 1]) }
+                    t[r + w - 1] = 0.75 * s[r + w - 1] + 0.25 * s[r + w - 2]
+                }
+            }
+        }
+        tmp.withUnsafeBufferPointer { t in
+            out.pixels.withUnsafeMutableBufferPointer { o in
+                for x in 0..<w { o[x] = 0.75 * t[x] + 0.25 * t[x + w] }
+                for y in 1..<(h - 1) {
+                    let r = y * w
+                    for x in 0..<w { o[r + x] = 0.5 * t[r + x] + 0.25 * (t[r + x - w] + t[r + x + w]) }
+                }
+                let r = (h - 1) * w
+                for x in 0..<w { o[r + x] = 0.75 * t[r + x] + 0.25 * t[r + x - w] }
+            }
+        }
+        return out
+    }
 
     /// Number of samples.
     var count: Int { xs.count }
@@ -67,6 +102,7 @@ struct HomographyLevel: Sendable {
         } else {
             chosen.reserveCapacity(maxSamples)
             let cols = min(Self.gridColumns, w - 2), rows = min(Self.gridRows, h - 2)
+            var magnitudes = [Float](), work = [Float]()
             for cy in 0..<rows {
                 let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
                 for cx in 0..<cols {
@@ -74,14 +110,26 @@ struct HomographyLevel: Sendable {
                     let cellCount = (x1 - x0) * (y1 - y0)
                     let quota = min(cellCount, maxSamples * cellCount / interior)
                     guard quota > 0 else { continue }
-                    var cell = [(Float, Int)]()
-                    cell.reserveCapacity(cellCount)
+                    // The `quota` largest magnitudes: threshold by quickselect
+                    // (not a full sort), ties taken in scan order.
+                    magnitudes.removeAll(keepingCapacity: true)
                     for y in y0..<y1 { for x in x0..<x1 {
                         let i = y * w + x
-                        cell.append((gradX[i] * gradX[i] + gradY[i] * gradY[i], i))
+                        magnitudes.append(gradX[i] * gradX[i] + gradY[i] * gradY[i])
                     } }
-                    cell.sort { $0.0 > $1.0 }
-                    for k in 0..<quota { chosen.append(cell[k].1) }
+                    work = magnitudes
+                    let threshold = HomographyLevel.select(&work, rank: cellCount - quota)
+                    var above = 0
+                    for m in magnitudes where m > threshold { above += 1 }
+                    var ties = quota - above, k = 0
+                    for y in y0..<y1 { for x in x0..<x1 {
+                        let m = magnitudes[k]
+                        k += 1
+                        if m > threshold || (m == threshold && ties > 0) {
+                            if m == threshold { ties -= 1 }
+                            chosen.append(y * w + x)
+                        }
+                    } }
                 }
             }
             chosen.sort()
@@ -146,6 +194,7 @@ struct HomographyLevel: Sendable {
         var localOffset = offset + gain * mean      // offset for mean-removed values
         var rms = 0.0
         var iteration = 0
+        var hessian = [Double](), hessianGain = 1.0
         while iteration < maxIterations {
             iteration += 1
             let p = toPixels.concatenating(warp).matrix.map { Float($0) }
@@ -153,8 +202,21 @@ struct HomographyLevel: Sendable {
             let valid = sampleResiduals(frame: frame, matrix: p, gain: a, offset: b, into: &residuals)
             guard valid >= 16 else { return nil }
             let sigma = max(1e-6, 1.4826 * Double(medianAbsolute(residuals, valid: valid, scratch: &scratch)))
-            guard let (system, wr2, wsum) = normalEquations(residuals: residuals, gain: a, loss: loss, sigma: Float(sigma)),
+            let full = iteration == 1 || iteration == 3 || hessian.isEmpty
+            guard let (solved, wr2, wsum) = normalEquations(residuals: residuals, gain: a, loss: loss, sigma: Float(sigma),
+                                                            hessian: full),
                   wsum > 0 else { return nil }
+            var system = solved
+            if full {
+                hessian = system.matrix; hessianGain = gain
+            } else {
+                // Reuse the Hessian (IRLS fixed point unchanged), rescaled for the gain.
+                let s = gain / hessianGain
+                for k in 0..<10 { for l in 0..<10 {
+                    let f = (k < 8 ? s : 1) * (l < 8 ? s : 1)
+                    system.matrix[k * 10 + l] = hessian[k * 10 + l] * f
+                } }
+            }
             rms = (wr2 / wsum).squareRoot()
             guard let step = HomographyLinearAlgebra.solveSymmetric(system.matrix, system.rhs, n: 10) else { return nil }
             let d = Transform(matrix: [1 + step[0], step[1], step[2],
@@ -250,7 +312,7 @@ struct HomographyLevel: Sendable {
     /// and Σ w. Accumulates the upper triangle of `[J r]ᵀ W [J r]` for 512
     /// samples at a time in `Float`, then flushes to `Double`.
     private func normalEquations(residuals: [Float], gain: Float, loss: HomographyOptions.RobustLoss,
-                                 sigma: Float) -> (system: (matrix: [Double], rhs: [Double]), Double, Double)? {
+                                 sigma: Float, hessian: Bool) -> (system: (matrix: [Double], rhs: [Double]), Double, Double)? {
         let n = count
         var wr2 = 0.0, wsum = 0.0
         var big = [Double](repeating: 0, count: 11 * 11)
@@ -301,10 +363,17 @@ struct HomographyLevel: Sendable {
                 j[3] = gy * x; j[4] = gy * y; j[5] = gy
                 j[6] = -t * x; j[7] = -t * y
                 j[8] = vp[i]; j[9] = 1; j[10] = r
-                for k in 0..<11 {
-                    let wk = wt * j[k]
-                    let row = acc + k * 11
-                    for l in k..<11 { row[l] += wk * j[l] }
+                if hessian {
+                    for k in 0..<11 {
+                        let wk = wt * j[k]
+                        let row = acc + k * 11
+                        for l in k..<11 { row[l] += wk * j[l] }
+                    }
+                } else {
+                    // Only the last column (Σ w J r) and Σ w r², Σ w.
+                    let wr = wt * r
+                    for k in 0..<11 { acc[k * 11 + 10] += wr * j[k] }
+                    acc[9 * 11 + 9] += wt
                 }
                 pending += 1
                 if pending == 512 { flush(); pending = 0 }

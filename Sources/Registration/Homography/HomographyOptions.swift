@@ -28,15 +28,19 @@ public struct HomographyOptions: Sendable, Equatable {
     /// inside the Gauss–Newton basin.
     public var coarsestSize: Int
     /// The finest level refined is the first whose longest side is at most
-    /// this many pixels (level 0 is full resolution). Default 2048: a
-    /// 4000×3000 frame is refined at 2000×1500, 640×480 at full resolution.
+    /// this many pixels (level 0 is full resolution). Default 4096: frames up
+    /// to 4096 px are refined at full resolution (on the 12 MP street bench
+    /// burst: corner RMS 0.040 px vs 0.12 px when refined at 2000×1500, at
+    /// ≈ 85–95 ms per frame and 0.2–0.35 s `init`).
     public var finestSize: Int
     /// At most this many reference samples per level: larger levels keep
     /// the pixels with the strongest gradient in each cell of a 16 × 12
     /// grid (evenly spread, so the perspective terms stay well determined).
     /// Default 65 536.
     public var maxSamplesPerLevel: Int
-    /// Gauss–Newton iterations allowed per level. Default 30.
+    /// Gauss–Newton iterations allowed on the finest level (coarser levels
+    /// allow at most 10, with a 10× looser threshold: they only need to land
+    /// in the next level's basin). Default 30.
     public var maxIterationsPerLevel: Int
     /// A level stops when an update moves no image corner by more than this
     /// many full-resolution pixels times the level's downsampling factor.
@@ -57,7 +61,7 @@ public struct HomographyOptions: Sendable, Equatable {
     /// ranges (`coarsestSize` ≥ 16, `finestSize` ≥ `coarsestSize`,
     /// `maxSamplesPerLevel` ≥ 1000, `maxIterationsPerLevel` ≥ 1,
     /// `convergenceThreshold` > 0).
-    public init(coarsestSize: Int = 128, finestSize: Int = 2048, maxSamplesPerLevel: Int = 65_536,
+    public init(coarsestSize: Int = 128, finestSize: Int = 4096, maxSamplesPerLevel: Int = 65_536,
                 maxIterationsPerLevel: Int = 30, convergenceThreshold: Double = 0.002,
                 robustLoss: RobustLoss = .tukey(4.685), maxCornerCorrection: Double = 0.1,
                 minimumScore: Double = TranslationOptions.defaultMinimumScore) {

@@ -17,13 +17,19 @@
 ///    on all 8 parameters plus a gain and an offset (`HomographyLevel`), in
 ///    normalised coordinates (image centre at 0, half the long side = 1),
 ///    with Tukey (or Huber) IRLS weights on MAD-scaled residuals so moving
-///    objects and noise do not bias the fit, and bilinear sampling.
+///    objects and noise do not bias the fit, and bilinear sampling. Both
+///    reference and frame levels are smoothed by a [1 2 1]² binomial first
+///    (sharp edges otherwise make the bilinear linearisation poor: on the
+///    street bench bursts this cut the corner error 2.5× and the iterations
+///    about 3×). Coarse levels stop at a 10× looser threshold (≤ 10 iterations).
 /// 4. **Checks and score.** The frame's ≤ 512 px level is warped by the
 ///    result and phase-correlated against the reference again: that peak
-///    height is the `score`. The translation is returned instead (with
-///    `fallbackReason`) when the system was singular, the corners moved more
-///    than `maxCornerCorrection` of the diagonal, the score dropped below
-///    half the translation's, or a residual shift above 1 px remained.
+///    height is the `score` (only the registrar's coarse stage runs there:
+///    same peak height; its fine and direct stages are not needed). The
+///    translation is returned instead (with `fallbackReason`) when the
+///    system was singular, the corners moved more than `maxCornerCorrection`
+///    of the diagonal, the score dropped below half the translation's, or a
+///    residual shift above 1 px remained.
 public final class HomographyRegistrar: Sendable {
     /// Reference width in pixels (frames must match).
     public let width: Int
@@ -50,6 +56,12 @@ public final class HomographyRegistrar: Sendable {
     private let scoreLevel: Int
     private let scoreWidth: Int, scoreHeight: Int
     private let scorer: TranslationRegistrar
+    /// The scorer's coarse phase-correlation stage alone (same factor, crop
+    /// and window, so the same peak height), for the post-refinement score:
+    /// its fine and direct stages (≈ 10 ms at 2 MP) are not needed there.
+    private let scoreStage: CorrelationStage
+    private let scoreFactor: Int
+    private let scoreOrigin: (x: Int, y: Int)
 
     /// Prepares registration against `reference` (a luma plane, any range).
     ///
@@ -84,8 +96,16 @@ public final class HomographyRegistrar: Sendable {
         scoreHeight = pyramid[score].height
         let coords = coordinates
         levels = (finest...coarsest).map { k in
-            HomographyLevel(plane: pyramid[k], factor: 1 << k, coordinates: coords, maxSamples: options.maxSamplesPerLevel)
+            HomographyLevel(plane: HomographyLevel.smoothed(pyramid[k]), factor: 1 << k, coordinates: coords, maxSamples: options.maxSamplesPerLevel)
         }
+        let sp = pyramid[score]
+        let sf = max(1, min((max(sp.width, sp.height) + Self.scoreSize - 1) / Self.scoreSize,
+                            min(sp.width, sp.height) / TranslationRegistrar.minimumSide))
+        let small = sp.downsampled(by: sf)
+        let cw = CorrelationStage.fastSize(atMost: small.width), ch = CorrelationStage.fastSize(atMost: small.height)
+        scoreFactor = sf
+        scoreOrigin = ((small.width - cw) / 2, (small.height - ch) / 2)
+        scoreStage = try CorrelationStage(reference: small.cropped(x: scoreOrigin.x, y: scoreOrigin.y, width: cw, height: ch))
         scorer = try TranslationRegistrar(reference: pyramid[score],
                                           options: TranslationOptions(maxSearchSize: Self.scoreSize,
                                                                       minimumScore: options.minimumScore))
@@ -97,14 +117,14 @@ public final class HomographyRegistrar: Sendable {
     /// pixel coordinates (full resolution). A blank frame (or blank
     /// reference) returns the identity with score 0, never accepted.
     ///
-    /// Measured (`HomographyTests`, release, 2 cores, one estimate at a
-    /// time): ≈ 45 ms per 640×480 frame (≈ 330 ms in a debug build) and
-    /// ≈ 60–80 ms per 4000×3000 frame (refined at 2000×1500; `init` takes
-    /// 0.3–0.7 s there). Mapped-corner error on the synthetic scenes
-    /// (±12 px perspective jitter per 640 px, noise σ 0.01, 8-bit, moving
-    /// objects, gain/offset change): RMS 0.019 px, max 0.067 px over 8
-    /// homographies at 640×480; RMS 0.024 px, max 0.038 px over 3 at
-    /// 4000×3000.
+    /// Measured (`stack-bench --cases homography`, release, 2 cores, shared
+    /// machine, one estimate at a time; street truth warped by ±12 px corner
+    /// jitter, noise σ 0.01, 8-bit): ≈ 45–50 ms per 1600×1200 frame (corner
+    /// RMS 0.013 px; `init` ≈ 0.07–0.2 s) and ≈ 85–95 ms per 4000×3000 frame
+    /// refined at full resolution (corner RMS 0.040 px; `init` ≈ 0.2–0.35 s).
+    /// OpenCV findTransformECC in the same run: 0.54 s / 0.0042 px and
+    /// 3.8 s / 0.0025 px. 640×480 test scenes (`HomographyTests`, moving
+    /// objects, gain/offset change): corner RMS 0.018 px, max 0.043 px.
     ///
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
     ///   reference's size; `.fftPlanFailed` if FFTW cannot plan.
@@ -137,9 +157,12 @@ public final class HomographyRegistrar: Sendable {
         let corners = [(-halfW, -halfH), (halfW, -halfH), (halfW, halfH), (-halfW, halfH)]
         for index in levels.indices.reversed() {
             let level = levels[index]
-            let threshold = options.convergenceThreshold * Double(level.factor) / coords.scale
-            guard let outcome = level.refine(frame: pyramid[finestLevel + index], warp: &warp, gain: &gain, offset: &offset,
-                                             loss: options.robustLoss, maxIterations: options.maxIterationsPerLevel,
+            // Coarser levels only need to land within the next level's basin.
+            let isFinest = index == 0
+            let threshold = options.convergenceThreshold * (isFinest ? 1 : 10) * Double(level.factor) / coords.scale
+            let levelFrame = HomographyLevel.smoothed(pyramid[finestLevel + index])
+            guard let outcome = level.refine(frame: levelFrame, warp: &warp, gain: &gain, offset: &offset,
+                                             loss: options.robustLoss, maxIterations: isFinest ? options.maxIterationsPerLevel : min(10, options.maxIterationsPerLevel),
                                              threshold: threshold, corners: corners) else {
                 return fallback("The refinement became singular on the 1/\(level.factor) level.", iterations: iterations)
             }
@@ -178,7 +201,7 @@ public final class HomographyRegistrar: Sendable {
         guard var plane = warped.planes.first else { return fallback("Warping failed.", iterations: iterations) }
         Self.fillUncovered(&plane, coverage: warped.coverage)
         warped.planes = []
-        let check = try scorer.estimate(plane)
+        let check = try coarsePeak(plane)
         let shift = (check.dx * check.dx + check.dy * check.dy).squareRoot()
         guard check.score >= Self.minimumScoreRatio * t.score else {
             return fallback("The refined alignment scored \(check.score), below the translation's \(t.score).",
@@ -190,6 +213,16 @@ public final class HomographyRegistrar: Sendable {
         let score = min(1, max(0, check.score))
         return HomographyEstimate(transform: result, score: score, isAccepted: score >= options.minimumScore,
                                   iterations: iterations, residualRMS: rms, fallbackReason: nil)
+    }
+
+    /// Stage 1 of `TranslationRegistrar.estimate` on a score-level plane: the
+    /// same peak height (`score`) and the coarse shift in score-level pixels
+    /// (1/20 px upsampled); score 0 and no shift for a blank plane.
+    private func coarsePeak(_ plane: Plane) throws -> (score: Double, dx: Double, dy: Double) {
+        let small = plane.downsampled(by: scoreFactor)
+        let patch = small.cropped(x: scoreOrigin.x, y: scoreOrigin.y, width: scoreStage.cols, height: scoreStage.rows)
+        guard let peak = try scoreStage.correlate(patch, searchRadius: nil, upsample: 20) else { return (0, 0, 0) }
+        return (min(1, max(0, peak.height)), peak.dx * Double(scoreFactor), peak.dy * Double(scoreFactor))
     }
 
     /// Replaces uncovered pixels by the mean of the covered ones, so the
