@@ -2,26 +2,12 @@ import Dispatch
 import Foundation
 import Registration
 
-/// Deterministic PRNG (SplitMix64) for the homography tests' scenes.
-struct HomographyRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+/// The homography tests use the Registration tests' shared generator.
+typealias HomographyRandom = SplitMix64
+
+extension SplitMix64 {
     /// Uniform in [−a, a).
     mutating func symmetric(_ a: Double) -> Double { (2 * uniform() - 1) * a }
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-    }
 }
 
 /// An analytic scene defined at every real reference coordinate, so a frame

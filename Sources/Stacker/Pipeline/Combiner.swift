@@ -41,9 +41,10 @@ struct Combiner {
         return nil
     }
 
-    /// Adds frame `index` (frames arrive in input order). `planes == nil`
-    /// means the frame is not used; `coverage == nil` means it covers everything.
-    mutating func add(index: Int, planes: [Plane]?, coverage: Plane?, weight: Float) throws {
+    /// Folds a frame into the average (frames arrive in input order).
+    /// `planes == nil` means the frame is not used; `coverage == nil` means it
+    /// covers everything. Robust modes take their frames through `frameStore`.
+    mutating func add(planes: [Plane]?, coverage: Plane?, weight: Float) {
         switch state {
         case .average(var acc):
             guard let planes else { return }
@@ -52,12 +53,10 @@ struct Combiner {
             state = .average(acc)
         case .folding:
             preconditionFailure("Combiner.add re-entered during a fold")
-        case .robust(let store, _):
-            // Workers normally store frames themselves (see `frameStore`);
-            // a frame handed here is stored now. Unused frames are never stored.
-            guard let planes else { return }
-            try store.store(frame: index, planes: planes,
-                            coverage: coverage ?? Plane(width: width, height: height, repeating: 1))
+        case .robust:
+            // Robust modes: the workers have already put the frame into
+            // `frameStore`; unused frames are never stored.
+            return
         }
     }
 

@@ -156,9 +156,9 @@ public enum StackPipeline {
                             produce: prepare) { index, outcome in
             var prepared = try outcome.get()
             if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
-            let (_, seconds) = try measure {
-                try combiner.add(index: index, planes: prepared.planes, coverage: prepared.coverage,
-                                 weight: Float(prepared.report.weight))
+            let (_, seconds) = measure {
+                combiner.add(planes: prepared.planes, coverage: prepared.coverage,
+                             weight: Float(prepared.report.weight))
             }
             timings.withLock { $0.stack += seconds }
             if !prepared.report.used, let reason = prepared.report.reason {
