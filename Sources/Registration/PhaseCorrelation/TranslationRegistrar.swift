@@ -116,17 +116,20 @@ public final class TranslationRegistrar: Sendable {
             return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: score >= options.minimumScore)
         }
         // Several comparable coarse peaks (periodic structure, heavy
-        // occlusion): refine each and keep the best full-resolution match.
+        // occlusion): take each through the fine phase correlation, keep the
+        // best full-resolution match, and run the costly direct refinement
+        // on that one only.
         var best: (dx: Double, dy: Double, score: Double, match: Double)?
         var seen: [(Double, Double)] = []
         for peak in peaks {
-            let (dx, dy) = try refine(frame, peak)
+            let (dx, dy) = try refineFine(frame, peak)
             if seen.contains(where: { abs($0.0 - dx) < 0.5 && abs($0.1 - dy) < 0.5 }) { continue }
             seen.append((dx, dy))
             let m = matchScore(frame, dx: dx, dy: dy)
             if best == nil || m > best!.match { best = (dx, dy, peak.height, m) }
         }
-        guard let b = best else { return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false) }
+        guard var b = best else { return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false) }
+        if let d = direct.refine(frame, dx: b.dx, dy: b.dy) { b.dx = d.dx; b.dy = d.dy }
         let score = min(1, max(0, b.score))
         return TranslationEstimate(dx: b.dx, dy: b.dy, score: score, isAccepted: score >= options.minimumScore)
     }
@@ -142,6 +145,17 @@ public final class TranslationRegistrar: Sendable {
 
     /// Stages 2 and 3 from one coarse peak: the full-resolution shift.
     private func refine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
+        var (dx, dy) = try refineFine(frame, c)
+        if let d = direct.refine(frame, dx: dx, dy: dy) {
+            dx = d.dx
+            dy = d.dy
+        }
+        return (dx, dy)
+    }
+
+    /// Stage 2 from one coarse peak: the fine phase correlation on the
+    /// full-resolution crop (a few hundredths of a pixel from the end result).
+    private func refineFine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
         var dx = c.dx * Double(factor), dy = c.dy * Double(factor)
 
         // Fine refinement around the rounded coarse shift.
@@ -154,10 +168,6 @@ public final class TranslationRegistrar: Sendable {
             dy = Double(oy) + p.dy
             if Int(dx.rounded()) == ox && Int(dy.rounded()) == oy { break }
             radius = 2
-        }
-        if let d = direct.refine(frame, dx: dx, dy: dy) {
-            dx = d.dx
-            dy = d.dy
         }
         return (dx, dy)
     }
