@@ -1,6 +1,7 @@
 /// A small command-line parser following swift-argument-parser's conventions:
 /// kebab-case long options, `--opt value` and `--opt=value`, short aliases,
-/// `--` ends options, repeated options keep the last value.
+/// `--` ends options, repeated options keep the last value (every value, in
+/// order, is also kept in `lists` for options that collect several).
 
 /// One option the parser accepts.
 struct OptionSpec {
@@ -23,8 +24,10 @@ struct UsageError: Error, CustomStringConvertible {
 
 /// The parsed command line.
 struct ParsedArguments {
-    /// Option values by primary spelling.
+    /// Option values by primary spelling (the last one when repeated).
     var values: [String: String] = [:]
+    /// Every value of each option, in command-line order.
+    var lists: [String: [String]] = [:]
     /// Flags present, by primary spelling.
     var flags: Set<String> = []
     /// Arguments that are not options, in order.
@@ -63,15 +66,18 @@ func parseArguments(_ arguments: [String], specs: [OptionSpec]) throws -> Parsed
             parsed.flags.insert(spec.key)
             continue
         }
+        let value: String
         if let inline {
-            parsed.values[spec.key] = inline
+            value = inline
         } else {
             guard i < arguments.count else {
                 throw UsageError(description: "missing value for '\(name) <\(spec.valueName!)>'")
             }
-            parsed.values[spec.key] = arguments[i]
+            value = arguments[i]
             i += 1
         }
+        parsed.values[spec.key] = value
+        parsed.lists[spec.key, default: []].append(value)
     }
     return parsed
 }

@@ -26,6 +26,18 @@ struct StackCommand {
                    help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
         OptionSpec(names: ["--kappa"], valueName: "k|low,high",
                    help: "sigma-clip rejection threshold in robust sigmas (default: 3)"),
+        OptionSpec(names: ["--bias"], valueName: "file|folder",
+                   help: "bias frames: a master, or raw frames (repeat the option, or name a folder) combined per pixel"),
+        OptionSpec(names: ["--dark"], valueName: "file|folder",
+                   help: "dark frames (same exposure as the lights), as for --bias"),
+        OptionSpec(names: ["--flat"], valueName: "file|folder",
+                   help: "flat frames, as for --bias; bias-subtracted and normalised to mean 1"),
+        OptionSpec(names: ["--master-mode"], valueName: "median|sigma-clip",
+                   help: "how raw calibration frames are combined into masters (default: sigma-clip)"),
+        OptionSpec(names: ["--cosmetic"], valueName: nil,
+                   help: "repair hot and cold pixels found in the master dark"),
+        OptionSpec(names: ["--normalize"], valueName: "method",
+                   help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
                    help: "memory for the robust kernels' frame store before spilling to a temporary file, e.g. 512M, 4G (default: 2G)"),
         OptionSpec(names: ["--skip-bad"], valueName: nil,
@@ -148,6 +160,26 @@ struct StackCommand {
             }
             s.options.kappaLow = parts[0]!
             s.options.kappaHigh = parts.last!!
+        }
+        s.options.calibration.bias = args.lists["--bias"] ?? []
+        s.options.calibration.dark = args.lists["--dark"] ?? []
+        s.options.calibration.flat = args.lists["--flat"] ?? []
+        s.options.calibration.cosmetic = args.flags.contains("--cosmetic")
+        if s.options.calibration.cosmetic && s.options.calibration.dark.isEmpty {
+            throw UsageError(description: "--cosmetic needs dark frames (--dark), where hot pixels are found")
+        }
+        if let v = args["--master-mode"] {
+            switch v {
+            case "median": s.options.calibration.masterKernel = .median
+            case "sigma-clip": s.options.calibration.masterKernel = .sigmaClip
+            default: throw UsageError(description: "unknown --master-mode '\(v)' (expected median or sigma-clip)")
+            }
+        }
+        if let v = args["--normalize"] {
+            guard let n = Normalization(rawValue: v) else {
+                throw UsageError(description: "unknown --normalize '\(v)' (expected none, additive, multiplicative or addscale)")
+            }
+            s.options.normalization = n
         }
         if let v = args["--memory-limit"] {
             guard let bytes = parseByteSize(v), bytes >= 1 << 20 else {

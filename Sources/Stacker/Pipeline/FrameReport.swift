@@ -24,6 +24,16 @@ public struct FrameReport: Sendable, Equatable {
     public var sharpness: Double?
     /// The weight the frame was stacked with.
     public var weight: Double
+    /// The background level of the calibrated frame's luma (its median,
+    /// 0…1 scale), measured for astro runs (calibration, normalisation or
+    /// star alignment), else nil.
+    public var background: Double?
+    /// Stars detected in the frame (star alignment only).
+    public var starsFound: Int?
+    /// Stars matched to the reference's (star alignment only).
+    public var starsMatched: Int?
+    /// Median star FWHM in pixels (star alignment only).
+    public var fwhm: Double?
 
     /// The translation part of `transform`: `dx`.
     public var dx: Double { transform.translation.dx }
@@ -51,6 +61,8 @@ public struct StageTimings: Sendable, Equatable {
     public var decode = 0.0
     /// Estimating transforms.
     public var register = 0.0
+    /// Building master calibration frames and calibrating lights.
+    public var calibrate = 0.0
     /// Resampling frames onto the reference grid.
     public var warp = 0.0
     /// Folding (average) or storing and reducing (robust kernels).

@@ -70,6 +70,10 @@ public struct StackOptions: Sendable {
     public var memoryLimit: Int = 2 << 30
     /// Folder for the frame store's temporary file.
     public var temporaryDirectory: String = "."
+    /// Bias, dark and flat frames applied to every light before registration.
+    public var calibration = CalibrationOptions()
+    /// How frame backgrounds are matched to the reference's before combining (default `.none`).
+    public var normalization: Normalization = .none
 
     /// Options with the documented defaults.
     public init() {}

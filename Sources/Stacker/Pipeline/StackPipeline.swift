@@ -42,10 +42,25 @@ public enum StackPipeline {
 
         // The reference fixes the grid, the channel count and the registrar.
         let refPath = paths[options.referenceIndex]
-        let (reference, decodeSeconds) = try measure { try ImageFile.read(refPath, maxPixels: options.maxPixels) }
+        var (decodedReference, decodeSeconds) = try measure { try ImageFile.read(refPath, maxPixels: options.maxPixels) }
         timings.withLock { $0.decode += decodeSeconds }
-        let width = reference.image.width, height = reference.image.height
-        let channels = reference.image.channels
+        let width = decodedReference.image.width, height = decodedReference.image.height
+        let channels = decodedReference.image.channels
+
+        // Calibration masters are built once; every light, the reference
+        // first, is calibrated before it is measured or registered.
+        let (calibration, calibrationSeconds) = try measure {
+            try Calibration.load(options.calibration, width: width, height: height, channels: channels,
+                                 maxPixels: options.maxPixels, memoryLimit: options.memoryLimit,
+                                 temporaryDirectory: options.temporaryDirectory, threads: threads)
+        }
+        if let calibration {
+            let (_, seconds) = measure { calibration.apply(to: &decodedReference.image) }
+            timings.withLock { $0.calibrate += calibrationSeconds + seconds }
+        }
+        let reference = decodedReference
+        let astro = calibration != nil || options.normalization != .none
+        let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let registrar: FrameRegistrar?
         if options.alignment != .none && options.givenTransforms == nil {
             let (r, seconds) = try measure {
@@ -98,14 +113,27 @@ public enum StackPipeline {
                     timings.withLock { $0.decode += seconds }
                     decoded = d
                 }
-                let image = decoded.image
+                var image = decoded.image
                 guard image.width == width, image.height == height else {
                     throw StackerError.invalidInput(path: path, reason: "frame is \(image.width)×\(image.height), the reference \(refPath) is \(width)×\(height)")
                 }
                 guard image.channels == channels else {
                     throw StackerError.invalidInput(path: path, reason: "frame has \(image.channels) channel(s), the reference \(refPath) has \(channels)")
                 }
+                if let calibration, index != options.referenceIndex {
+                    let (_, seconds) = measure { calibration.apply(to: &image) }
+                    timings.withLock { $0.calibrate += seconds }
+                }
                 var report = FrameReport(path: path)
+                var gains: [(gain: Float, offset: Float)] = []
+                if options.normalization != .none {
+                    let background = index == options.referenceIndex ? referenceBackground : image.backgroundStatistics
+                    gains = options.normalization.coefficients(frame: background, reference: referenceBackground)
+                }
+                if astro {
+                    report.background = RobustStatistics.of(image.luma).median
+                    if !autoWeights { report.noiseSigma = estimateNoiseSigma(image.luma) }
+                }
                 if autoWeights {
                     let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(image.luma)
                     report.noiseSigma = sigma
@@ -118,7 +146,9 @@ public enum StackPipeline {
                 } else if index == options.referenceIndex || registrar == nil {
                     report.score = 1
                     report.used = true
-                    return .success(try deliver(index, report, image.planes, nil))
+                    var planes = image.planes
+                    Normalization.apply(gains, to: &planes)
+                    return .success(try deliver(index, report, planes, nil))
                 } else {
                     let (estimate, regSeconds) = try measure {
                         try wrapRegistration(path) { try registrar!.estimate(image.luma) }
@@ -138,7 +168,9 @@ public enum StackPipeline {
                                 interpolation: options.interpolation)
                 }
                 timings.withLock { $0.warp += warpSeconds }
-                return .success(try deliver(index, report, warped.planes, warped.coverage))
+                var planes = warped.planes
+                Normalization.apply(gains, to: &planes)
+                return .success(try deliver(index, report, planes, warped.coverage))
             } catch {
                 let e = (error as? StackerError) ?? .unreadable(path: path, reason: "\(error)")
                 if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {

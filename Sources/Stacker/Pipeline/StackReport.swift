@@ -36,11 +36,16 @@ public struct StackReport: Sendable {
             if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
             if let note = f.alignmentNote { out += ", \"alignmentNote\": \(JSONText.string(note))" }
             if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
+            if let b = f.background { out += ", \"background\": \(JSONText.number(b))" }
+            if let n = f.starsFound { out += ", \"starsFound\": \(n)" }
+            if let n = f.starsMatched { out += ", \"starsMatched\": \(n)" }
+            if let w = f.fwhm { out += ", \"fwhm\": \(JSONText.number(w))" }
             out += " }\(i + 1 < result.frames.count ? "," : "")\n"
         }
         out += "  ],\n"
         let t = result.timings
         out += "  \"timings\": { \"decode\": \(JSONText.number(t.decode)), \"register\": \(JSONText.number(t.register)), "
+        out += "\"calibrate\": \(JSONText.number(t.calibrate)), "
         out += "\"warp\": \(JSONText.number(t.warp)), \"stack\": \(JSONText.number(t.stack)), "
         out += "\"encode\": \(JSONText.number(t.encode)), \"total\": \(JSONText.number(t.total)) }\n"
         out += "}\n"

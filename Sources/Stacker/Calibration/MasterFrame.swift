@@ -1,0 +1,49 @@
+import Registration
+
+/// Builds a master calibration frame from one or more files.
+public enum MasterFrame {
+    /// The master of `paths` (a folder stands for the image files in it):
+    /// the single file itself, or the per-pixel
+    /// `kernel` combination of all of them (median, sigma-clip, …), with
+    /// no registration (calibration frames are taken on a fixed sensor).
+    ///
+    /// - Parameters:
+    ///   - role: what the frames are ("bias", "dark", "flat"), for errors.
+    ///   - width, height, channels: the lights' size, which every frame must have.
+    ///   - memoryLimit, temporaryDirectory: for the frame store used to combine.
+    /// - Throws: `StackerError` naming the file that cannot be read or has the wrong size.
+    public static func build(paths: [String], role: String, kernel: RobustKernel,
+                             width: Int, height: Int, channels: Int, maxPixels: Int,
+                             memoryLimit: Int, temporaryDirectory: String, threads: Int) throws -> Image {
+        let paths = try CalibrationFiles.expand(paths, role: role)
+        guard !paths.isEmpty else {
+            throw StackerError.invalidInput(path: "", reason: "no \(role) frames given")
+        }
+        let read: @Sendable (String) throws -> Image = { path in
+            let image = try ImageFile.read(path, maxPixels: maxPixels).image
+            guard image.width == width, image.height == height else {
+                throw StackerError.invalidInput(
+                    path: path, reason: "\(role) frame is \(image.width)×\(image.height), the lights are \(width)×\(height)")
+            }
+            guard image.channels == channels else {
+                throw StackerError.invalidInput(
+                    path: path, reason: "\(role) frame has \(image.channels) channel(s), the lights have \(channels)")
+            }
+            return image
+        }
+        if paths.count == 1 { return try read(paths[0]) }
+        let store = try FrameStore(width: width, height: height, channels: channels, frameCount: paths.count,
+                                   memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory)
+        let full = Plane(width: width, height: height, repeating: 1)
+        let failures = parallelMap(paths.count, threads: threads) { i -> StackerError? in
+            do {
+                try store.store(frame: i, planes: try read(paths[i]).planes, coverage: full)
+                return nil
+            } catch {
+                return (error as? StackerError) ?? .unreadable(path: paths[i], reason: "\(error)")
+            }
+        }
+        if let first = failures.compactMap({ $0 }).first { throw first }
+        return try store.reduce(kernel, weights: [Float](repeating: 1, count: paths.count), threads: threads).image
+    }
+}

@@ -1,0 +1,55 @@
+public import Registration
+
+/// How each frame's background is matched to the reference's before the
+/// frames are combined (`--normalize`), so that rejection in sigma-clip,
+/// median and mode acts on outliers (trails, planes, hot pixels) rather
+/// than on frame-wide changes of sky level or transparency.
+///
+/// With `m` the median and `s` the robust σ (1.4826 · MAD) of a channel,
+/// measured on the calibrated frame before warping (`RobustStatistics`),
+/// a frame's sample `x` becomes:
+/// - `additive`: `x + (m_ref − m)`;
+/// - `multiplicative`: `x · m_ref / m` (left alone when `m ≤ 0`);
+/// - `addscale`: `(x − m) · s_ref / s + m_ref` (scale 1 when `s = 0`).
+public enum Normalization: String, Sendable, CaseIterable {
+    /// Frames are combined as they are.
+    case none
+    /// Match the background level by an offset.
+    case additive
+    /// Match the background level by a gain.
+    case multiplicative
+    /// Match the background level and its spread (offset and gain).
+    case addscale
+
+    /// Per-channel `(gain, offset)` mapping a frame with background
+    /// statistics `frame` onto `reference`: `x′ = gain · x + offset`.
+    public func coefficients(frame: [RobustStatistics], reference: [RobustStatistics]) -> [(gain: Float, offset: Float)] {
+        zip(frame, reference).map { f, r in
+            switch self {
+            case .none:
+                return (1, 0)
+            case .additive:
+                return (1, Float(r.median - f.median))
+            case .multiplicative:
+                return f.median > 0 ? (Float(r.median / f.median), 0) : (1, 0)
+            case .addscale:
+                let gain = f.sigma > 0 && r.sigma > 0 ? r.sigma / f.sigma : 1
+                return (Float(gain), Float(r.median - gain * f.median))
+            }
+        }
+    }
+
+    /// Applies per-channel `(gain, offset)` to `planes` in place.
+    public static func apply(_ coefficients: [(gain: Float, offset: Float)], to planes: inout [Plane]) {
+        for (c, k) in coefficients.enumerated() where c < planes.count && (k.gain != 1 || k.offset != 0) {
+            planes[c].pixels.withUnsafeMutableBufferPointer { p in
+                for i in 0..<p.count { p[i] = k.gain * p[i] + k.offset }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// The background statistics of each channel (median, robust σ).
+    public var backgroundStatistics: [RobustStatistics] { planes.map(RobustStatistics.of) }
+}
