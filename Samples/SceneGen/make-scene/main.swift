@@ -14,29 +14,40 @@ struct MakeScene {
     var seed: UInt64?
     var maxShift: Double?
     var noise: Double?
-    var format: ImageFormat = .jpeg
+    var format: ImageFormat?
     var quality = 95
     var output: String?
+    var maxRotation: Double?
+    var channels: Int?
+    var calibrationFrames: Int?
 
     static let help = """
     OVERVIEW: Write a synthetic photo burst with known shifts and ground truth.
 
     USAGE: make-scene [--preset <preset>] [--width <w>] [--height <h>] [--frames <n>]
                       [--seed <s>] [--max-shift <px>] [--noise <sigma>]
+                      [--max-rotation <deg>] [--channels <n>] [--calibration-frames <n>]
                       [--format <format>] [--quality <q>] --output <dir>
 
     OPTIONS:
-      --preset <preset>     street | crowd | trail (default: street)
+      --preset <preset>     street | crowd | trail | stars (default: street)
                               street: a few passers-by, each pixel covered in ≤ 30 % of frames
                               crowd:  many vivid objects, ≤ 60 % of frames, background still the largest cluster
                               trail:  a satellite trail across one frame plus fixed hot pixels
+                              stars:  a 16-bit astro session: star field with field rotation, drift,
+                                      sky gradient, vignetting, hot pixels, a satellite trail, plus
+                                      bias, dark and flat frames (see below)
       --width <w>           Frame width in pixels, ≥ 8 (default: 640)
       --height <h>          Frame height in pixels, ≥ 8 (default: 480)
       --frames <n>          Number of frames, ≥ 1 (default: preset's, 8 to 12)
       --seed <s>            Random seed, an unsigned integer (default: 1)
       --max-shift <px>      Camera shake: shifts uniform in ±px (default: 6)
       --noise <sigma>       Gaussian noise sigma on the 0…1 scale (default: preset's, 0.01)
-      --format <format>     jpg | png for the frames (default: jpg)
+      --max-rotation <deg>  stars: field rotation uniform in ±deg (default: 2)
+      --channels <n>        stars: 1 (mono) or 3 (colour) (default: 1)
+      --calibration-frames <n>
+                            stars: bias, dark and flat frames of each kind (default: 8)
+      --format <format>     jpg | png for the frames (default: jpg; stars: png, 16-bit)
       --quality <q>         JPEG quality 1-100 (default: 95)
       --output <dir>        Folder to create and fill (required)
       -h, --help            Show help information.
@@ -44,6 +55,10 @@ struct MakeScene {
     Writes frame_000.<ext>…, truth.png (16-bit, the noise- and object-free
     reference view) and truth.json (true shifts: the pixel at (x, y) in a frame
     shows what frame 0 shows at (x + dx, y + dy)).
+
+    The stars preset writes lights/, bias/, darks/ and flats/ (16-bit), truth.png
+    (the calibrated, noise-free reference) and truth.json (each frame's transform
+    to the reference, rotation, FWHM and sky level; hot pixels; the trail frame).
     """
 
     /// Parses `args` (without the program name). Returns nil after `--help`.
@@ -81,8 +96,8 @@ struct MakeScene {
                 return nil
             case "--preset":
                 let v = try value(name, inline: inline)
-                guard SceneConfig.preset(named: v) != nil else {
-                    throw UsageError("'\(v)' is not a preset; choose street, crowd or trail")
+                guard SceneConfig.preset(named: v) != nil || v.lowercased() == "stars" else {
+                    throw UsageError("'\(v)' is not a preset; choose street, crowd, trail or stars")
                 }
                 m.preset = v.lowercased()
             case "--width": m.width = try int(name, try value(name, inline: inline))
@@ -101,6 +116,9 @@ struct MakeScene {
                 case "png": m.format = .png
                 default: throw UsageError("'\(v)' is not a format; choose jpg or png")
                 }
+            case "--max-rotation": m.maxRotation = try double(name, try value(name, inline: inline))
+            case "--channels": m.channels = try int(name, try value(name, inline: inline))
+            case "--calibration-frames": m.calibrationFrames = try int(name, try value(name, inline: inline))
             case "--quality": m.quality = try int(name, try value(name, inline: inline))
             case "--output", "-o": m.output = try value(name, inline: inline)
             default:
@@ -111,26 +129,51 @@ struct MakeScene {
         return m
     }
 
-    /// The scene config these options ask for.
-    func config() throws(UsageError) -> SceneConfig {
-        guard var c = SceneConfig.preset(named: preset) else { throw UsageError("unknown preset '\(preset)'") }
-        if let width { c.width = width }
-        if let height { c.height = height }
-        if let frames { c.frameCount = frames }
-        if let seed { c.seed = seed }
-        if let maxShift { c.maxShift = maxShift }
-        if let noise { c.noiseSigma = noise }
+    /// What to write: a photo burst or an astro session.
+    enum Job {
+        case burst(SceneConfig)
+        case stars(StarFieldConfig)
+    }
+
+    /// The job these options ask for, validated.
+    func job() throws(UsageError) -> Job {
         guard (1...100).contains(quality) else { throw UsageError("quality must be 1-100 (got \(quality))") }
         guard let output, !output.isEmpty else { throw UsageError("missing required option '--output <dir>'") }
-        _ = output
         do {
+            if preset == "stars" {
+                guard noise == nil else { throw UsageError("--noise does not apply to the stars preset (its noise is the sensor's)") }
+                guard format != .jpeg else { throw UsageError("the stars preset writes 16-bit frames: use --format png") }
+                var c = StarFieldConfig()
+                if let width { c.width = width }
+                if let height { c.height = height }
+                if let frames { c.frameCount = frames }
+                if let seed { c.seed = seed }
+                if let maxShift { c.maxShift = maxShift }
+                if let maxRotation { c.maxRotation = maxRotation }
+                if let channels { c.channels = channels }
+                if let calibrationFrames { c.calibrationFrames = calibrationFrames }
+                try c.validate()
+                return .stars(c)
+            }
+            guard maxRotation == nil, channels == nil, calibrationFrames == nil else {
+                throw UsageError("--max-rotation, --channels and --calibration-frames apply to the stars preset only")
+            }
+            guard var c = SceneConfig.preset(named: preset) else { throw UsageError("unknown preset '\(preset)'") }
+            if let width { c.width = width }
+            if let height { c.height = height }
+            if let frames { c.frameCount = frames }
+            if let seed { c.seed = seed }
+            if let maxShift { c.maxShift = maxShift }
+            if let noise { c.noiseSigma = noise }
             try c.validate()
+            return .burst(c)
+        } catch let e as UsageError {
+            throw e
         } catch let e as SceneGenError {
             throw UsageError(e.description)
         } catch {
             throw UsageError("\(error)")
         }
-        return c
     }
 }
 
@@ -146,29 +189,36 @@ func printError(_ s: String) {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command: MakeScene
-let config: SceneConfig
+let job: MakeScene.Job
 do {
     guard let parsed = try MakeScene.parse(arguments) else {
         print(MakeScene.help)
         exit(0)
     }
     command = parsed
-    config = try command.config()
+    job = try command.job()
 } catch {
     printError("make-scene: error: \(error.message)")
-    printError("Usage: make-scene [--preset street|crowd|trail] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png] [--quality Q] --output DIR")
+    printError("Usage: make-scene [--preset street|crowd|trail|stars] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png] [--quality Q] --output DIR")
     printError("  See 'make-scene --help' for more information.")
     exit(2)
 }
 
 let output = command.output ?? "."
-let shifts: [FrameShift]
 do {
     // Frame by frame: a big burst never has to fit in memory at once.
-    shifts = try SceneGenerator.write(config, to: output, format: command.format, quality: command.quality)
+    switch job {
+    case .burst(let config):
+        let shifts = try SceneGenerator.write(config, to: output, format: command.format ?? .jpeg, quality: command.quality)
+        let maxShift = shifts.map { max(abs($0.dx), abs($0.dy)) }.max() ?? 0
+        print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) \(config.preset) frames, truth.png and truth.json to \(output) (seed \(config.seed), max |shift| \((maxShift * 100).rounded() / 100) px)")
+    case .stars(let config):
+        let field = try StarField(config)
+        try field.write(to: output, format: command.format ?? .png)
+        let maxRotation = field.rotations.map(abs).max() ?? 0
+        print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) star-field lights and \(config.calibrationFrames) bias, dark and flat frames each, truth and truth.json to \(output) (seed \(config.seed), \(field.stars.count) stars, max |rotation| \((maxRotation * 1000).rounded() / 1000)°)")
+    }
 } catch {
     printError("make-scene: error: \(error)")
     exit(1)
 }
-let maxShift = shifts.map { max(abs($0.dx), abs($0.dy)) }.max() ?? 0
-print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) \(config.preset) frames, truth.png and truth.json to \(output) (seed \(config.seed), max |shift| \((maxShift * 100).rounded() / 100) px)")
