@@ -10,7 +10,7 @@ struct StarField {
     struct Entry {
         var x: Double, y: Double, flux: Double
     }
-    let stars: [Entry]
+    var stars: [Entry]
 
     /// `count` stars uniformly over `[−margin, width + margin] × [−margin,
     /// height + margin]`, at least `separation` px apart (so every centroid

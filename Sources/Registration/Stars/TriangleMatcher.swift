@@ -66,19 +66,22 @@ struct TriangleMatcher: Sendable {
                 for k in (j + 1)..<n {
                     // Side facing each vertex.
                     let si = (p[j] - p[k]), sj = (p[i] - p[k]), sk = (p[i] - p[j])
-                    var sides = [((si * si).sum().squareRoot(), i), ((sj * sj).sum().squareRoot(), j),
-                                 ((sk * sk).sum().squareRoot(), k)]
-                    sides.sort { $0.0 > $1.0 }
-                    let a = sides[0].0, b = sides[1].0, c = sides[2].0
+                    // (length, facing vertex), sorted longest first without allocating.
+                    var s0 = ((si * si).sum().squareRoot(), i), s1 = ((sj * sj).sum().squareRoot(), j)
+                    var s2 = ((sk * sk).sum().squareRoot(), k)
+                    if s1.0 > s0.0 { swap(&s0, &s1) }
+                    if s2.0 > s1.0 { swap(&s1, &s2) }
+                    if s1.0 > s0.0 { swap(&s0, &s1) }
+                    let a = s0.0, b = s1.0, c = s2.0
                     guard a >= minimumSide else { continue }
                     let u = b / a, v = c / a
                     guard 1 - u > tolerance, u - v > tolerance else { continue }
-                    let pa = p[sides[0].1], pb = p[sides[1].1], pc = p[sides[2].1]
+                    let pa = p[s0.1], pb = p[s1.1], pc = p[s2.1]
                     let e1 = pb - pa, e2 = pc - pa
                     let cross = e1.x * e2.y - e1.y * e2.x
                     guard abs(cross) / (a * a) >= minimumShape else { continue }
                     out.append(Triangle(invariant: SIMD2(u, v), longest: a, clockwise: cross > 0,
-                                        corners: (sides[0].1, sides[1].1, sides[2].1)))
+                                        corners: (s0.1, s1.1, s2.1)))
                 }
             }
         }
