@@ -8,11 +8,15 @@ public enum RegistrationError: Error, CustomStringConvertible, Sendable, Equatab
     case fftPlanFailed(String)
     /// A numerical step failed (singular system, no convergence).
     case numerical(String)
+    /// A star field has too few usable stars to register against (star
+    /// alignment's reference plane).
+    case tooFewStars(String)
 
     /// A human sentence describing the failure.
     public var description: String {
         switch self {
-        case .sizeMismatch(let s), .tooSmall(let s), .fftPlanFailed(let s), .numerical(let s):
+        case .sizeMismatch(let s), .tooSmall(let s), .fftPlanFailed(let s), .numerical(let s),
+             .tooFewStars(let s):
             return s
         }
     }
