@@ -13,7 +13,7 @@ struct StackCommand {
         OptionSpec(names: ["--mode"], valueName: "mode",
                    help: "average | median | mode | sigma-clip (default: average)"),
         OptionSpec(names: ["--align"], valueName: "model",
-                   help: "translation | homography | none (default: translation)"),
+                   help: "translation | homography | stars | none (default: translation); stars: rotation and scale from matched stars, for astro frames"),
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
@@ -64,7 +64,8 @@ struct StackCommand {
         OVERVIEW: \(abstract)
 
         Every frame is registered to the reference frame (subpixel phase
-        correlation, or a full homography with --align homography), resampled
+        correlation, a full homography with --align homography, or a similarity
+        from matched stars with --align stars), resampled
         onto its grid (Lanczos-3), and combined per pixel.
 
         USAGE: \(usage)
@@ -121,7 +122,7 @@ struct StackCommand {
         }
         if let v = args["--align"] {
             guard let a = Alignment(rawValue: v) else {
-                throw UsageError(description: "unknown --align '\(v)' (expected translation, homography or none)")
+                throw UsageError(description: "unknown --align '\(v)' (expected translation, homography, stars or none)")
             }
             s.options.alignment = a
         }

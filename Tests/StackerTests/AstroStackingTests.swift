@@ -84,11 +84,13 @@ struct AstroStackingTests {
         return Session(field: field, folder: folder)
     }
 
+    /// Stacks the session's lights with the true poses (or, with
+    /// `align`, registering them instead).
     static func run(_ s: Session, mode: StackMode, calibrate: Bool = true, normalization: Normalization = .additive,
-                    configure: (inout StackOptions) -> Void = { _ in }) throws -> StackResult {
+                    align: Alignment? = nil, configure: (inout StackOptions) -> Void = { _ in }) throws -> StackResult {
         var o = StackOptions()
         o.mode = mode
-        o.givenTransforms = s.field.transforms
+        if let align { o.alignment = align } else { o.givenTransforms = s.field.transforms }
         if calibrate { o.calibration = s.calibration }
         o.normalization = normalization
         o.threads = 2
@@ -191,5 +193,63 @@ struct AstroStackingTests {
         // A hot pixel is ≥ 4000 e⁻ (0.06); left in, it would show at ≥ 1/13
         // of that (0.005) even in an average. 15 σ of the stacked noise: 1e-3.
         #expect(worst < 1e-3, "worst hot-pixel residual \(worst)")
+    }
+
+    @Test("--align stars: rotation within 0.01°, stars within 0.05 px RMS, and the stack as good as with the true poses")
+    func starAlignment() throws {
+        let s = try Self.session(seed: 11)
+        defer { s.remove() }
+        let truth = s.field.truth()
+        let aligned = try Self.run(s, mode: .sigmaClip, align: .stars)
+        let c = s.field.config
+        var squared = 0.0, count = 0, worstRotation = 0.0
+        for (i, frame) in aligned.frames.enumerated() {
+            #expect(frame.used, "frame \(i): \(frame.reason ?? "")")
+            let m = frame.transform.matrix
+            let rotation = atan2(m[3], m[0]) * 180 / .pi
+            worstRotation = max(worstRotation, abs(rotation - s.field.rotations[i]))
+            // Every star inside the frame, mapped by the estimate, against
+            // where the reference really has it.
+            for (star, p) in zip(s.field.stars, s.field.starPositions(frame: i))
+                where p.x >= 0 && p.y >= 0 && p.x < Double(c.width) && p.y < Double(c.height) {
+                let r = frame.transform.apply(x: p.x, y: p.y)
+                squared += (r.x - star.x) * (r.x - star.x) + (r.y - star.y) * (r.y - star.y)
+                count += 1
+            }
+            #expect((frame.starsFound ?? 0) >= 40 && (frame.starsMatched ?? 0) >= 30,
+                    "frame \(i): \(frame.starsFound ?? -1) found, \(frame.starsMatched ?? -1) matched")
+            #expect(abs((frame.fwhm ?? 0) - c.fwhm.lowerBound) < 0.3, "frame \(i) FWHM \(frame.fwhm ?? -1)")
+        }
+        let rms = (squared / Double(max(1, count))).squareRoot()
+        // The issue's bounds: 0.01° (0.03 px at the corners of this frame)
+        // and 0.05 px RMS over all stars.
+        #expect(worstRotation < 0.01, "worst rotation error \(worstRotation)°")
+        #expect(rms < 0.05, "star-position RMS \(rms) px over \(count) star images")
+
+        let withTruePoses = try Self.run(s, mode: .sigmaClip).image
+        let border = s.border
+        let registered = ImageMetrics.psnr(aligned.image, truth, border: border)
+        let ideal = ImageMetrics.psnr(withTruePoses, truth, border: border)
+        // Registration errors of a few hundredths of a pixel cost < 0.3 dB.
+        #expect(registered > ideal - 0.3, "registered \(registered) dB, true poses \(ideal) dB")
+    }
+
+    @Test("--align stars refuses a frame of another star field with the reason, and stacks the rest")
+    func foreignFieldRejected() throws {
+        let s = try Self.session(seed: 12, frames: 5)
+        defer { s.remove() }
+        let other = try Self.session(seed: 99, frames: 2) { $0.calibrationFrames = 0 }
+        defer { other.remove() }
+        var o = StackOptions()
+        o.mode = .median
+        o.alignment = .stars
+        o.threads = 2
+        o.temporaryDirectory = s.folder
+        let result = try StackPipeline.run(paths: s.lights + [other.lights[1]], options: o)
+        let foreign = try #require(result.frames.last)
+        #expect(!foreign.used)
+        #expect(foreign.reason?.contains("star alignment failed") == true, "reason: \(foreign.reason ?? "nil")")
+        let othersUsed = result.frames.dropLast().allSatisfy { $0.used }
+        #expect(othersUsed)
     }
 }

@@ -1,20 +1,41 @@
 import Registration
 
 /// The registration model of a run behind one interface: translation
-/// (phase correlation) or homography, built once from the reference luma.
+/// (phase correlation), homography or stars, built once from the reference luma.
 struct FrameRegistrar: Sendable {
     /// One frame's registration: transform (frame → reference), score, remark.
     struct Estimate: Sendable {
         var transform: Transform
         var score: Double
         var note: String?
+        /// Why the model itself refused the frame (nil when it did not).
+        var rejection: String?
+        /// Star alignment only: what the frame's stars showed.
+        var stars: StarSummary?
+    }
+
+    /// Stars found and matched in one frame, with their median FWHM (px).
+    struct StarSummary: Sendable {
+        var found: Int
+        var matched: Int
+        var fwhm: Double?
     }
 
     private enum Model: Sendable {
         case translation(TranslationRegistrar)
         case homography(HomographyRegistrar)
+        case stars(StarRegistrar)
     }
     private let model: Model
+
+    /// The reference frame's own stars (star alignment only): all of them
+    /// count as matched.
+    var referenceStars: StarSummary? {
+        guard case .stars(let r) = model else { return nil }
+        let widths = r.referenceStars.map(\.fwhm).sorted()
+        return StarSummary(found: widths.count, matched: widths.count,
+                           fwhm: widths.isEmpty ? nil : widths[widths.count / 2])
+    }
 
     /// Prepares registration against `reference` for `alignment` (not `.none`).
     init(reference: Plane, alignment: Alignment, minimumScore: Double) throws {
@@ -23,6 +44,8 @@ struct FrameRegistrar: Sendable {
             var options = HomographyOptions()
             options.minimumScore = minimumScore
             model = .homography(try HomographyRegistrar(reference: reference, options: options))
+        case .stars:
+            model = .stars(try StarRegistrar(reference: reference))
         case .translation, .none:
             var options = TranslationOptions()
             options.minimumScore = minimumScore
@@ -40,6 +63,11 @@ struct FrameRegistrar: Sendable {
             let e = try r.estimate(luma)
             return Estimate(transform: e.transform, score: e.score,
                             note: e.fallbackReason.map { "homography fell back to the translation: \($0)" })
+        case .stars(let r):
+            let e = try r.estimate(luma)
+            return Estimate(transform: e.transform, score: e.score, note: nil,
+                            rejection: e.isAccepted ? nil : "star alignment failed: \(e.reason ?? "no consistent star match")",
+                            stars: StarSummary(found: e.starsFound, matched: e.starsMatched, fwhm: e.fwhm))
         }
     }
 }

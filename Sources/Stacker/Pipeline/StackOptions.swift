@@ -19,6 +19,11 @@ public enum Alignment: String, Sendable, CaseIterable {
     /// A full perspective transform (8 parameters), for handheld bursts:
     /// the translation, then direct robust refinement on a pyramid.
     case homography
+    /// A similarity transform (rotation, scale, translation) from matched
+    /// stars, for astro frames with field rotation (alt-az mounts): stars
+    /// detected on the luma, matched by triangle invariants, fitted on
+    /// every matched star (`StarRegistrar`).
+    case stars
     /// No alignment: frames are stacked as they are.
     case none
 }

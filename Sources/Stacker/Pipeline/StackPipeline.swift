@@ -144,6 +144,11 @@ public enum StackPipeline {
                     report.transform = given
                     report.score = 1
                 } else if index == options.referenceIndex || registrar == nil {
+                    if index == options.referenceIndex, let stars = registrar?.referenceStars {
+                        report.starsFound = stars.found
+                        report.starsMatched = stars.matched
+                        report.fwhm = stars.fwhm
+                    }
                     report.score = 1
                     report.used = true
                     var planes = image.planes
@@ -157,6 +162,13 @@ public enum StackPipeline {
                     report.transform = estimate.transform
                     report.score = estimate.score.isFinite ? estimate.score : 0
                     report.alignmentNote = estimate.note
+                    report.starsFound = estimate.stars?.found
+                    report.starsMatched = estimate.stars?.matched
+                    report.fwhm = estimate.stars?.fwhm
+                    if let rejection = estimate.rejection {
+                        report.reason = rejection
+                        return .success(Prepared(report: report))
+                    }
                 }
                 guard report.score >= options.minimumScore else {
                     report.reason = "registration score \(format(report.score)) is below the threshold \(format(options.minimumScore))"
