@@ -153,6 +153,36 @@ struct StarAlignmentTests {
         #expect(fake.count <= 2, "fake stars on the trail: \(fake.map { (Int($0.x), Int($0.y)) })")
     }
 
+    @Test("a dense field whose brightest stars saturate differently (seeing 3.0 → 2.5 px) aligns to the same accuracy")
+    func denseSaturatedField() throws {
+        // 3000 stars (one per ≈ 370 px²), fluxes up to 10⁹ ADU: a few
+        // hundred saturate, and sharper seeing saturates more of them, so
+        // the brightest *unsaturated* stars of the two frames differ.
+        let dense = StarField(seed: 12, width: Self.width, height: Self.height, count: 3000, separation: 6, maximumFlux: 1e9)
+        let reference = dense.render(width: Self.width, height: Self.height, hotPixels: Self.hotPixels, seed: 8000)
+        let registrar = try StarRegistrar(reference: reference.plane)
+        var camera = StarCamera()
+        camera.fwhm = 2.5
+        let truth = similarity(degrees: -1.7, scale: 0.998, dx: -36.2, dy: 27.9, width: Self.width, height: Self.height)
+        let frame = dense.render(width: Self.width, height: Self.height, transform: truth, camera: camera,
+                                 hotPixels: Self.hotPixels, seed: 8001)
+        let e = try registrar.estimate(frame.plane)
+        #expect(e.isAccepted, "\(e.reason ?? "")")
+        var squares = 0.0, n = 0
+        for (k, star) in dense.stars.enumerated() {
+            let p = frame.positions[k]
+            guard Self.inside(p.x, p.y), Self.inside(star.x, star.y) else { continue }
+            let q = e.transform.apply(x: p.x, y: p.y)
+            squares += (q.x - star.x) * (q.x - star.x) + (q.y - star.y) * (q.y - star.y)
+            n += 1
+        }
+        let rms = (squares / Double(max(1, n))).squareRoot()
+        print("star alignment dense: star RMS \(String(format: "%.4f", rms)) px over \(n), score \(String(format: "%.3f", e.score)), \(e.starsMatched)/\(e.starsFound) matched")
+        // Same target as the sparse field.
+        #expect(rms <= 0.05)
+        #expect(abs(Self.degrees(e.transform) - Self.degrees(truth)) < 0.01)
+    }
+
     @Test("an unrelated star field is rejected with a reason")
     func unrelatedField() throws {
         let registrar = try #require(Self.registrar)
