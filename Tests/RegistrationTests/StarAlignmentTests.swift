@@ -215,6 +215,12 @@ struct StarAlignmentTests {
         #expect(n.starsFound <= 2)
         #expect(StarDetector.detect(Plane(width: 5, height: 5)).isEmpty)
         #expect(throws: RegistrationError.self) { try registrar.estimate(Plane(width: 10, height: 10)) }
+        // Star lists from elsewhere: non-finite and absurd positions are ignored.
+        let junk = (0..<20).map { k in
+            Star(x: k % 2 == 0 ? .nan : 1e300, y: Double(k), flux: 1, fwhm: 3, peak: 1, snr: 10)
+        }
+        #expect(!registrar.estimate(stars: junk).isAccepted)
+        #expect(!registrar.estimate(stars: []).isAccepted)
     }
 
     @Test("a reference with too few stars is refused with a sentence")

@@ -152,7 +152,11 @@ public final class StarRegistrar: Sendable {
     /// brightest first (`StarDetector.detect` with
     /// `detectionOptions(options)`; without saturated stars it still works,
     /// but the brightest-star pattern is less steady). Thread-safe.
-    public func estimate(stars all: [Star]) -> StarEstimate {
+    public func estimate(stars given: [Star]) -> StarEstimate {
+        // Stars from elsewhere could carry non-finite or absurd values.
+        let all = given.filter { s in
+            s.x.isFinite && s.y.isFinite && abs(s.x) < 1e7 && abs(s.y) < 1e7 && s.fwhm.isFinite && s.snr.isFinite
+        }
         let stars = all.filter { !$0.isSaturated }
         let found = stars.count
         let fwhm = Self.median(stars.map(\.fwhm))
