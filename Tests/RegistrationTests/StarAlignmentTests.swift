@@ -22,7 +22,7 @@ struct StarAlignmentTests {
     /// frame and the reference (8 px inside the edges), for checking a
     /// transform: returns the RMS distance (px) between `estimate` applied
     /// to the true frame positions and the true reference positions.
-    static func positionRMS(_ estimate: Transform, frame: RenderedStarFrame) -> (rms: Double, count: Int) {
+    static func positionRMS(_ estimate: Transform, frame: RenderedStarFrame, field: StarField = field) -> (rms: Double, count: Int) {
         var squares = 0.0, n = 0
         for (k, star) in field.stars.enumerated() {
             let p = frame.positions[k]
@@ -168,15 +168,7 @@ struct StarAlignmentTests {
                                  hotPixels: Self.hotPixels, seed: 8001)
         let e = try registrar.estimate(frame.plane)
         #expect(e.isAccepted, "\(e.reason ?? "")")
-        var squares = 0.0, n = 0
-        for (k, star) in dense.stars.enumerated() {
-            let p = frame.positions[k]
-            guard Self.inside(p.x, p.y), Self.inside(star.x, star.y) else { continue }
-            let q = e.transform.apply(x: p.x, y: p.y)
-            squares += (q.x - star.x) * (q.x - star.x) + (q.y - star.y) * (q.y - star.y)
-            n += 1
-        }
-        let rms = (squares / Double(max(1, n))).squareRoot()
+        let (rms, n) = Self.positionRMS(e.transform, frame: frame, field: dense)
         print("star alignment dense: star RMS \(String(format: "%.4f", rms)) px over \(n), score \(String(format: "%.3f", e.score)), \(e.starsMatched)/\(e.starsFound) matched")
         // Same target as the sparse field.
         #expect(rms <= 0.05)

@@ -96,10 +96,7 @@ public final class StarRegistrar: Sendable {
     ///   `minimumSide`; `.tooFewStars` when fewer than
     ///   `options.minimumMatches` stars are found on the reference.
     public init(reference: Plane, options: StarOptions = .init()) throws {
-        guard reference.width >= Self.minimumSide, reference.height >= Self.minimumSide else {
-            throw RegistrationError.tooSmall(
-                "Reference plane is \(reference.width)×\(reference.height); star alignment needs at least \(Self.minimumSide)×\(Self.minimumSide) pixels.")
-        }
+        try Self.checkSize(reference, role: "Reference")
         width = reference.width
         height = reference.height
         self.options = options
@@ -132,11 +129,17 @@ public final class StarRegistrar: Sendable {
     /// - Throws: `RegistrationError.tooSmall` when a side of `frame` is
     ///   below `minimumSide`.
     public func estimate(_ frame: Plane) throws -> StarEstimate {
-        guard frame.width >= Self.minimumSide, frame.height >= Self.minimumSide else {
-            throw RegistrationError.tooSmall(
-                "Frame plane is \(frame.width)×\(frame.height); star alignment needs at least \(Self.minimumSide)×\(Self.minimumSide) pixels.")
-        }
+        try Self.checkSize(frame, role: "Frame")
         return estimate(stars: StarDetector.detect(frame, options: Self.detectionOptions(options)))
+    }
+
+    /// Throws `RegistrationError.tooSmall` when a side of `plane` is below
+    /// `minimumSide`; `role` names the plane in the sentence.
+    private static func checkSize(_ plane: Plane, role: String) throws {
+        guard plane.width >= minimumSide, plane.height >= minimumSide else {
+            throw RegistrationError.tooSmall(
+                "\(role) plane is \(plane.width)×\(plane.height); star alignment needs at least \(minimumSide)×\(minimumSide) pixels.")
+        }
     }
 
     /// The detection options the registrar uses: `options.detection` with
