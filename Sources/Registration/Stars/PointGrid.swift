@@ -15,12 +15,15 @@ struct PointGrid: Sendable {
 
     /// A grid covering `points` whose cells are at least `radius` (> 0)
     /// wide, so `forEachNear` sees every point within `radius`, and at
-    /// least the mean point spacing, so there are no more cells than points.
+    /// least the mean point spacing, so there are about as many cells as
+    /// points (never more than (2√n + 2)² cells). Coordinates must be finite.
     init(points: [SIMD2<Double>], radius: Double) {
         let minX = points.map(\.x).min() ?? 0, minY = points.map(\.y).min() ?? 0
         let maxX = points.map(\.x).max() ?? 0, maxY = points.map(\.y).max() ?? 0
         let spacing = ((maxX - minX) * (maxY - minY) / Double(max(1, points.count))).squareRoot()
-        let cell = max(radius, spacing, 1e-12)
+        // Points along a line have no area: bound the cells per side too.
+        let perSide = 2 * Double(points.count).squareRoot() + 2
+        let cell = max(radius, spacing, max(maxX - minX, maxY - minY) / perSide, 1e-12)
         self.cell = cell
         originX = minX; originY = minY
         columns = max(1, Int(((maxX - minX) / cell).rounded(.down)) + 1)

@@ -26,9 +26,15 @@ public struct Star: Sendable, Equatable {
     /// Ratio of the major to the minor axis (≥ 1; 1 = round), from the
     /// deconvolved second moments.
     public var elongation: Double
+    /// True when the star's core reaches the saturation level or is flat
+    /// topped: its flux and FWHM are then underestimated/overestimated and
+    /// its centroid less precise. Only returned with
+    /// `StarDetectionOptions.includeSaturated`.
+    public var isSaturated: Bool
 
     /// Creates a star record.
-    public init(x: Double, y: Double, flux: Double, fwhm: Double, peak: Double, snr: Double, elongation: Double = 1) {
+    public init(x: Double, y: Double, flux: Double, fwhm: Double, peak: Double, snr: Double, elongation: Double = 1,
+                isSaturated: Bool = false) {
         self.x = x
         self.y = y
         self.flux = flux
@@ -36,5 +42,6 @@ public struct Star: Sendable, Equatable {
         self.peak = peak
         self.snr = snr
         self.elongation = elongation
+        self.isSaturated = isSaturated
     }
 }

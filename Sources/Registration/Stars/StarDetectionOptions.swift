@@ -44,6 +44,13 @@ public struct StarDetectionOptions: Sendable, Equatable {
     /// Default 500 (plenty for a well-determined fit; matching and fitting
     /// cost grows with it).
     public var maximumStars: Int
+    /// Also return saturated stars (flagged `isSaturated`, at most
+    /// `StarDetector.maximumSaturated` of them, on top of `maximumStars`
+    /// unsaturated ones) instead of rejecting them. Default false.
+    /// `StarRegistrar` turns it on: the brightest stars are the most stable
+    /// pattern between frames, and which stars saturate changes with the
+    /// seeing, so leaving them out would change the brightest-star list.
+    public var includeSaturated: Bool
 
     /// Options with the documented defaults; values are clamped to sane
     /// ranges (`backgroundCellSize` ≥ 8, `detectionSigma` > 0,
@@ -51,7 +58,8 @@ public struct StarDetectionOptions: Sendable, Equatable {
     /// `borderMargin` ≥ 1, `maximumStars` ≥ 1).
     public init(backgroundCellSize: Int = 64, detectionSigma: Double = 5, minimumFWHM: Double = 1.0,
                 maximumFWHM: Double = 12, maximumElongation: Double = 1.6, saturationLevel: Double = 0.99,
-                borderMargin: Int = 8, minimumSeparation: Double = 1.5, maximumStars: Int = 500) {
+                borderMargin: Int = 8, minimumSeparation: Double = 1.5, maximumStars: Int = 500,
+                includeSaturated: Bool = false) {
         self.backgroundCellSize = max(8, backgroundCellSize)
         self.detectionSigma = detectionSigma > 0 ? detectionSigma : 5
         self.minimumFWHM = max(0, minimumFWHM)
@@ -61,5 +69,6 @@ public struct StarDetectionOptions: Sendable, Equatable {
         self.borderMargin = max(1, borderMargin)
         self.minimumSeparation = max(0, minimumSeparation)
         self.maximumStars = max(1, maximumStars)
+        self.includeSaturated = includeSaturated
     }
 }

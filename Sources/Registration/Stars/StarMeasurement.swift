@@ -5,10 +5,12 @@ import Foundation
 /// the cheap rejection tests for hot pixels and saturated cores.
 ///
 /// Method (all intensities background-subtracted, `b` and `σ` from the mesh):
-/// 1. Reject when any pixel of the 3 × 3 core reaches the saturation level,
-///    when 3 or more of the 8 neighbours equal the peak within 0.5 % (a
-///    flat, clipped top), or when fewer than 2 of the 4 direct neighbours
-///    exceed 2 σ (a single hot pixel or cosmic-ray hit has no support).
+/// 1. A star is saturated when any pixel of the 3 × 3 core reaches the
+///    saturation level or 3 or more of the 8 neighbours equal the peak
+///    within 0.5 % (a flat, clipped top): rejected unless
+///    `includeSaturated`, else measured and flagged. An unsaturated peak
+///    is rejected when fewer than 2 of the 4 direct neighbours exceed 2 σ
+///    (a single hot pixel or cosmic-ray hit has no support).
 /// 2. Iterate from the peak pixel with a circular Gaussian weight
 ///    `w = exp(−r² / 2σw²)` over a window of radius ⌈3.5 σw⌉:
 ///    the weighted first moments move the centre by
@@ -54,17 +56,19 @@ enum StarMeasurement {
         guard peak > 0 else { return nil }
 
         // 1. Saturation, flat top, support.
-        var support = 0, flat = 0
+        var support = 0, flat = 0, clipped = false
         for dy in -1...1 {
             for dx in -1...1 {
                 let v = Double(p[peakIndex + dy * w + dx])
-                if v >= options.saturationLevel { return nil }
+                if v >= options.saturationLevel { clipped = true }
                 if dx == 0 && dy == 0 { continue }
                 if abs(v - rawPeak) <= flatTopTolerance * peak { flat += 1 }
                 if (dx == 0 || dy == 0) && v - b > supportSigma * sigma { support += 1 }
             }
         }
-        if flat >= flatTopCount || support < minimumSupport { return nil }
+        let saturated = clipped || flat >= flatTopCount
+        if saturated && !options.includeSaturated { return nil }
+        if !saturated && support < minimumSupport { return nil }
 
         // 2. Adaptive moments.
         let maxSigma = options.maximumFWHM / fwhmPerSigma
@@ -145,7 +149,8 @@ enum StarMeasurement {
             guard fwhm >= options.minimumFWHM, fwhm <= options.maximumFWHM,
                   elongation <= options.maximumElongation,
                   flux > 0, snr >= options.detectionSigma, cx.isFinite, cy.isFinite else { return nil }
-            return Star(x: cx, y: cy, flux: flux, fwhm: fwhm, peak: peak, snr: snr, elongation: elongation)
+            return Star(x: cx, y: cy, flux: flux, fwhm: fwhm, peak: peak, snr: snr, elongation: elongation,
+                        isSaturated: saturated)
         }
     }
 }

@@ -12,10 +12,15 @@ import Foundation
 /// frames. Frames may differ in size from the reference.
 ///
 /// Method:
-/// 1. **Detect** the frame's stars (`StarDetector`).
+/// 1. **Detect** the frame's stars (`StarDetector`, saturated ones
+///    included and flagged).
 /// 2. **Candidates.** Triangles of the `triangleStars` brightest stars of
 ///    each list are matched by their similarity invariants and vote for
-///    star pairs (`TriangleMatcher`).
+///    star pairs (`TriangleMatcher`). Saturated stars take part here
+///    (which stars saturate changes with the seeing, so without them the
+///    brightest lists of two frames can share no star at all in a dense
+///    field); if no consensus is found, the brightest unsaturated stars
+///    and then twice as many stars are tried.
 /// 3. **Consensus.** Every two candidate pairs (up to `consensusPairs`
 ///    candidates, so at most 780 trials, deterministic) define a trial
 ///    similarity; the trial with the most candidates within
@@ -39,7 +44,8 @@ public final class StarRegistrar: Sendable {
     public let height: Int
     /// The options this registrar was built with.
     public let options: StarOptions
-    /// The reference stars, brightest first (`StarDetector.detect`).
+    /// The reference's unsaturated stars, brightest first
+    /// (`StarDetector.detect`); the ones transforms are fitted to.
     public let referenceStars: [Star]
 
     /// Smallest plane side accepted.
@@ -56,8 +62,28 @@ public final class StarRegistrar: Sendable {
     /// the pair weights, so the brightest stars do not dominate the fit.
     static let positionErrorFloor = 0.02
 
+    /// Which stars a pattern-matching attempt builds its triangles from.
+    enum Selection: Sendable {
+        /// The `n` brightest, saturated ones included (the steadiest list).
+        case all(Int)
+        /// The `n` brightest unsaturated ones.
+        case unsaturated(Int)
+
+        /// The selected positions from `stars` (brightest first).
+        func points(_ stars: [Star]) -> [SIMD2<Double>] {
+            switch self {
+            case .all(let n): return stars.prefix(n).map { SIMD2($0.x, $0.y) }
+            case .unsaturated(let n): return stars.lazy.filter { !$0.isSaturated }.prefix(n).map { SIMD2($0.x, $0.y) }
+            }
+        }
+    }
+
+    /// Unsaturated reference star positions (`referenceStars`).
     private let referencePoints: [SIMD2<Double>]
-    private let matcher: TriangleMatcher
+    /// Pattern-matching attempts, tried in order until one finds a
+    /// consensus: the selection rule, the reference points it picked and
+    /// their triangles.
+    private let attempts: [(selection: Selection, points: [SIMD2<Double>], matcher: TriangleMatcher)]
     private let proximity: ProximityMatching
 
     /// Detects the reference stars and prepares matching against them.
@@ -70,22 +96,27 @@ public final class StarRegistrar: Sendable {
     ///   `minimumSide`; `.tooFewStars` when fewer than
     ///   `options.minimumMatches` stars are found on the reference.
     public init(reference: Plane, options: StarOptions = .init()) throws {
-        guard reference.width >= Self.minimumSide, reference.height >= Self.minimumSide else {
-            throw RegistrationError.tooSmall(
-                "Reference plane is \(reference.width)×\(reference.height); star alignment needs at least \(Self.minimumSide)×\(Self.minimumSide) pixels.")
-        }
+        try Self.checkSize(reference, role: "Reference")
         width = reference.width
         height = reference.height
         self.options = options
-        referenceStars = StarDetector.detect(reference, options: options.detection)
+        let all = StarDetector.detect(reference, options: Self.detectionOptions(options))
+        referenceStars = all.filter { !$0.isSaturated }
         guard referenceStars.count >= options.minimumMatches else {
             throw RegistrationError.tooFewStars(
                 "Found \(referenceStars.count) star\(referenceStars.count == 1 ? "" : "s") in the reference; star alignment needs at least \(options.minimumMatches). Choose a reference frame with more stars, or lower the detection threshold.")
         }
         referencePoints = referenceStars.map { SIMD2($0.x, $0.y) }
-        matcher = TriangleMatcher(reference: Array(referencePoints.prefix(options.triangleStars)),
-                                  tolerance: options.triangleTolerance,
-                                  maximumScaleChange: options.maximumScaleChange)
+        let n = options.triangleStars
+        var attempts: [(selection: Selection, points: [SIMD2<Double>], matcher: TriangleMatcher)] = []
+        for selection in [Selection.all(n), .unsaturated(n), .all(2 * n)] {
+            let points = selection.points(all)
+            // An attempt identical to an earlier one on the reference side adds nothing.
+            if attempts.contains(where: { $0.points == points }) { continue }
+            attempts.append((selection, points, TriangleMatcher(reference: points, tolerance: options.triangleTolerance,
+                                                                 maximumScaleChange: options.maximumScaleChange)))
+        }
+        self.attempts = attempts
         proximity = ProximityMatching(reference: referencePoints,
                                       maximumRadius: max(options.matchRadius, options.consensusTolerance))
     }
@@ -98,17 +129,38 @@ public final class StarRegistrar: Sendable {
     /// - Throws: `RegistrationError.tooSmall` when a side of `frame` is
     ///   below `minimumSide`.
     public func estimate(_ frame: Plane) throws -> StarEstimate {
-        guard frame.width >= Self.minimumSide, frame.height >= Self.minimumSide else {
-            throw RegistrationError.tooSmall(
-                "Frame plane is \(frame.width)×\(frame.height); star alignment needs at least \(Self.minimumSide)×\(Self.minimumSide) pixels.")
-        }
-        return estimate(stars: StarDetector.detect(frame, options: options.detection))
+        try Self.checkSize(frame, role: "Frame")
+        return estimate(stars: StarDetector.detect(frame, options: Self.detectionOptions(options)))
     }
 
-    /// Measures the transform from a frame's stars already detected (with
-    /// `StarDetector.detect` and this registrar's `options.detection`,
-    /// brightest first). Thread-safe.
-    public func estimate(stars: [Star]) -> StarEstimate {
+    /// Throws `RegistrationError.tooSmall` when a side of `plane` is below
+    /// `minimumSide`; `role` names the plane in the sentence.
+    private static func checkSize(_ plane: Plane, role: String) throws {
+        guard plane.width >= minimumSide, plane.height >= minimumSide else {
+            throw RegistrationError.tooSmall(
+                "\(role) plane is \(plane.width)×\(plane.height); star alignment needs at least \(minimumSide)×\(minimumSide) pixels.")
+        }
+    }
+
+    /// The detection options the registrar uses: `options.detection` with
+    /// `includeSaturated` on (saturated stars steady the pattern matching;
+    /// they are left out of the fit, the counts and the FWHM).
+    public static func detectionOptions(_ options: StarOptions) -> StarDetectionOptions {
+        var d = options.detection
+        d.includeSaturated = true
+        return d
+    }
+
+    /// Measures the transform from a frame's stars already detected,
+    /// brightest first (`StarDetector.detect` with
+    /// `detectionOptions(options)`; without saturated stars it still works,
+    /// but the brightest-star pattern is less steady). Thread-safe.
+    public func estimate(stars given: [Star]) -> StarEstimate {
+        // Stars from elsewhere could carry non-finite or absurd values.
+        let all = given.filter { s in
+            s.x.isFinite && s.y.isFinite && abs(s.x) < 1e7 && abs(s.y) < 1e7 && s.fwhm.isFinite && s.snr.isFinite
+        }
+        let stars = all.filter { !$0.isSaturated }
         let found = stars.count
         let fwhm = Self.median(stars.map(\.fwhm))
         func rejected(_ reason: String, matched: Int = 0, rms: Double? = nil, transform: Transform = .identity) -> StarEstimate {
@@ -120,10 +172,17 @@ public final class StarRegistrar: Sendable {
             return rejected("Found \(found) star\(found == 1 ? "" : "s") in the frame; star alignment needs at least \(options.minimumMatches).")
         }
         let points = stars.map { SIMD2($0.x, $0.y) }
-        let bright = Array(points.prefix(options.triangleStars))
-        let candidates = matcher.candidates(frame: bright)
-        guard let initial = consensus(candidates, frame: bright) else {
-            return rejected("No consistent star pattern: triangle matching proposed \(candidates.count) star pair\(candidates.count == 1 ? "" : "s") but no transform agreed with \(Self.minimumConsensus) of them.")
+        var initial: Transform?
+        var proposed = 0
+        for attempt in attempts {
+            let bright = attempt.selection.points(all)
+            let candidates = attempt.matcher.candidates(frame: bright)
+            proposed = max(proposed, candidates.count)
+            initial = consensus(candidates, frame: bright, reference: attempt.points)
+            if initial != nil { break }
+        }
+        guard let initial else {
+            return rejected("No consistent star pattern: triangle matching proposed up to \(proposed) star pair\(proposed == 1 ? "" : "s") but no transform agreed with \(Self.minimumConsensus) of them.")
         }
 
         // Proximity refinement on all stars.
@@ -172,7 +231,8 @@ public final class StarRegistrar: Sendable {
     /// The similarity agreed on by most candidate pairs (each trial made
     /// from two of them), refitted by least squares on its agreeing pairs;
     /// nil when fewer than `minimumConsensus` agree.
-    private func consensus(_ candidates: [(frame: Int, reference: Int, votes: Int)], frame: [SIMD2<Double>]) -> Transform? {
+    private func consensus(_ candidates: [(frame: Int, reference: Int, votes: Int)], frame: [SIMD2<Double>],
+                           reference: [SIMD2<Double>]) -> Transform? {
         let c = Array(candidates.prefix(Self.consensusPairs))
         guard c.count >= Self.minimumConsensus else { return nil }
         let tol2 = options.consensusTolerance * options.consensusTolerance
@@ -183,14 +243,14 @@ public final class StarRegistrar: Sendable {
                 let fa = frame[c[a].frame], fb = frame[c[b].frame]
                 let span = fb - fa
                 guard (span * span).sum() >= TriangleMatcher.minimumSide * TriangleMatcher.minimumSide,
-                      let trial = StarTransformFit.similarity(from: [fa, fb], to: [referencePoints[c[a].reference], referencePoints[c[b].reference]], weights: nil)
+                      let trial = StarTransformFit.similarity(from: [fa, fb], to: [reference[c[a].reference], reference[c[b].reference]], weights: nil)
                 else { continue }
                 let s = (trial.matrix[0] * trial.matrix[0] + trial.matrix[3] * trial.matrix[3]).squareRoot()
                 guard s >= low, s <= high else { continue }
                 var inliers: [Int] = [], error = 0.0
                 for (k, pair) in c.enumerated() {
                     let q = trial.apply(x: frame[pair.frame].x, y: frame[pair.frame].y)
-                    let r = referencePoints[pair.reference]
+                    let r = reference[pair.reference]
                     let d2 = (q.x - r.x) * (q.x - r.x) + (q.y - r.y) * (q.y - r.y)
                     if d2 <= tol2 { inliers.append(k); error += d2 }
                 }
@@ -201,7 +261,7 @@ public final class StarRegistrar: Sendable {
         }
         guard let b = best, b.count >= Self.minimumConsensus else { return nil }
         return StarTransformFit.similarity(from: b.inliers.map { frame[c[$0].frame] },
-                                           to: b.inliers.map { referencePoints[c[$0].reference] }, weights: nil)
+                                           to: b.inliers.map { reference[c[$0].reference] }, weights: nil)
     }
 
     /// Inverse expected variance (px⁻²) of a pair's position difference:
