@@ -62,19 +62,11 @@ struct AstroSession: Sendable {
     /// Generates the session unless a complete one with the same fingerprint is there.
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
-        let stamp = dir + "/.fingerprint"
-        let fm = FileManager.default
-        if let old = try? String(contentsOfFile: stamp, encoding: .utf8), old == fingerprint,
-           (lights(in: work) + [dir + "/truth.png"]).allSatisfy({ fm.fileExists(atPath: $0) }) {
-            return
+        try ensureGenerated(dir, fingerprint: fingerprint, required: lights(in: work) + [dir + "/truth.png"], log: log,
+                            announce: "\(name): \(frames) lights + \(calibrationFrames) bias/dark/flat each, \(width)×\(height) "
+                                + "(\(String(format: "%.1f", megapixels)) MP) 16-bit PNG") {
+            try StarField(config).write(to: dir, format: .png)
         }
-        log("generating \(name): \(frames) lights + \(calibrationFrames) bias/dark/flat each, \(width)×\(height) "
-            + "(\(String(format: "%.1f", megapixels)) MP) 16-bit PNG …")
-        let t0 = now()
-        try? fm.removeItem(atPath: dir)
-        try StarField(config).write(to: dir, format: .png)
-        try fingerprint.write(toFile: stamp, atomically: true, encoding: .utf8)
-        log("  done in \(String(format: "%.1f", now() - t0)) s")
     }
 }
 
