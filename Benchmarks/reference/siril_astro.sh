@@ -19,7 +19,7 @@
 # - the master flat is normalised by the mean of its central third
 #   (w/3 × h/3 box), not its global mean: Siril's output is brighter by
 #   centre-mean / global-mean (≈ 1.12 with the StarField vignetting);
-# - rejection is Siril's k-MAD clipping (`rej a 3 3`: median ± 3·σ_MAD,
+# - rejection is Siril's k-MAD clipping (`rej a 3 3`: around the median with a MAD-based spread,
 #   the closest to our 1.4826·MAD sigma-clip; `rej s` would use the std dev);
 # - `-norm=add` (additive, Siril's own location estimator), no -output_norm,
 #   so the stack keeps the reference frame's level;
@@ -118,4 +118,4 @@ fi
 reported=$(grep -o 'Total execution time: [0-9.]* [a-z]*' "$work/siril.log" | tail -1 | awk '{print ($5 == "ms" ? $4 / 1000 : ($5 == "min" ? $4 * 60 : $4))}')
 stacked=$(grep -o '[0-9]* images have been stacked' "$work/siril.log" | tail -1 | awk '{print $1}')
 printf '{"siril_s": %.3f, "siril_reported_s": %s, "lights": %d, "stacked": %s, "work": "%s"}\n' \
-  "$(echo "$end - $start" | bc -l)" "${reported:-null}" "$lights" "${stacked:-null}" "$work"
+  "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "${reported:-null}" "$lights" "${stacked:-null}" "$work"
