@@ -53,7 +53,8 @@ test: deps
 	$(MAKE) --no-print-directory fuzz-replay
 
 ## bench: release build and the benchmark suite (large images; slow).
-## PEERS=1 also runs ImageMagick, numpy + Pillow, scikit-image and OpenCV once each.
+## PEERS=1 also runs ImageMagick, numpy + Pillow, scikit-image, OpenCV and
+## Siril (the astro case; Debian package siril, driven by siril-cli) once each.
 PEERS ?= 0
 bench: deps
 	$(SWIFT) build -c release
@@ -62,6 +63,10 @@ bench: deps
 	  if ! command -v convert-im6.q16 >/dev/null; then \
 	    if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq imagemagick; \
 	    else echo "bench: ImageMagick missing: sudo apt-get install -y imagemagick"; fi; \
+	  fi; \
+	  if ! command -v siril-cli >/dev/null; then \
+	    if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq siril; \
+	    else echo "bench: Siril missing: sudo apt-get install -y siril"; fi; \
 	  fi; \
 	  python3 -c "import numpy, PIL, skimage, cv2" 2>/dev/null || \
 	    python3 -m pip install -q numpy pillow scikit-image opencv-python-headless || \

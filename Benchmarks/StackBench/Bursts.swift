@@ -57,17 +57,10 @@ struct Burst: Sendable {
     /// Generates the burst unless a complete one with the same fingerprint is there.
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
-        let stamp = dir + "/.fingerprint"
-        if let old = try? String(contentsOfFile: stamp, encoding: .utf8), old == fingerprint,
-           paths(in: work).allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
-            return
+        try ensureGenerated(dir, fingerprint: fingerprint, required: paths(in: work), log: log,
+                            announce: "\(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), JPEG q\(Burst.quality)") {
+            try SceneGenerator.write(config, to: dir, format: .jpeg, quality: Burst.quality)
         }
-        log("generating \(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), JPEG q\(Burst.quality) …")
-        let t0 = now()
-        try? FileManager.default.removeItem(atPath: dir)
-        try SceneGenerator.write(config, to: dir, format: .jpeg, quality: Burst.quality)
-        try fingerprint.write(toFile: stamp, atomically: true, encoding: .utf8)
-        log("  done in \(String(format: "%.1f", now() - t0)) s")
     }
 
     /// 40 × 12 MP: the first 20 are the main burst, 10/20/40 the frame-count scaling.
@@ -78,4 +71,24 @@ struct Burst: Sendable {
     static let mp1 = Burst(name: "street-1mp-10", width: 1152, height: 864, frames: 10)
     /// 10 × 24 MP (size scaling).
     static let mp24 = Burst(name: "street-24mp-10", width: 5664, height: 4248, frames: 10)
+}
+
+/// Generated bench data cached in the folder `dir`: unless `dir/.fingerprint`
+/// holds `fingerprint` and every path in `required` exists, the folder is
+/// removed, `generate` fills it again (announced and timed on `log`) and the
+/// fingerprint is written last, so an interrupted generation is redone.
+func ensureGenerated(_ dir: String, fingerprint: String, required: [String], log: (String) -> Void,
+                     announce: String, generate: () throws -> Void) throws {
+    let stamp = dir + "/.fingerprint"
+    let fm = FileManager.default
+    if let old = try? String(contentsOfFile: stamp, encoding: .utf8), old == fingerprint,
+       required.allSatisfy({ fm.fileExists(atPath: $0) }) {
+        return
+    }
+    log("generating \(announce) …")
+    let t0 = now()
+    try? fm.removeItem(atPath: dir)
+    try generate()
+    try fingerprint.write(toFile: stamp, atomically: true, encoding: .utf8)
+    log("  done in \(String(format: "%.1f", now() - t0)) s")
 }

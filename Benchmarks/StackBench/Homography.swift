@@ -56,16 +56,15 @@ struct HomographyBurst: Sendable {
     /// Generates the burst unless a complete one with the same fingerprint is there.
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
-        let stamp = dir + "/.fingerprint"
-        let fm = FileManager.default
-        if let old = try? String(contentsOfFile: stamp, encoding: .utf8), old == fingerprint,
-           (paths(in: work) + [dir + "/" + truthPath]).allSatisfy({ fm.fileExists(atPath: $0) }) {
-            return
+        try ensureGenerated(dir, fingerprint: fingerprint, required: paths(in: work) + [dir + "/" + truthPath], log: log,
+                            announce: "\(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP) homography burst, PNG 8-bit") {
+            try generate(into: dir, work: work)
         }
-        log("generating \(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP) homography burst, PNG 8-bit …")
-        let t0 = now()
-        try? fm.removeItem(atPath: dir)
-        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    /// Renders the frames and `homographies.json` into the (removed) folder `dir`.
+    private func generate(into dir: String, work: String) throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
 
         var c = SceneConfig.street
         c.preset = "street"
@@ -126,8 +125,6 @@ struct HomographyBurst: Sendable {
         ]
         try JSONSerialization.data(withJSONObject: obj, options: [.prettyPrinted, .sortedKeys])
             .write(to: URL(fileURLWithPath: dir + "/" + truthPath))
-        try fingerprint.write(toFile: stamp, atomically: true, encoding: .utf8)
-        log("  done in \(String(format: "%.1f", now() - t0)) s")
     }
 
     /// RMS over the 4 image corners of the distance between their images

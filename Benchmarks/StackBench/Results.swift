@@ -143,7 +143,7 @@ struct BenchReport {
                 },
             ]
             var stages: [String: Double] = [:]
-            for s in ["decode", "register", "warp", "stack", "encode", "total"] { if let v = c.stage(s) { stages[s] = v } }
+            for s in ["decode", "calibrate", "register", "warp", "stack", "encode", "total"] { if let v = c.stage(s) { stages[s] = v } }
             d["stages_median"] = stages
             if !c.extra.isEmpty { d["extra"] = c.extra }
             if !c.note.isEmpty { d["note"] = c.note }

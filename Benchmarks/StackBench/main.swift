@@ -18,9 +18,11 @@ OPTIONS:
                      registration at 4 and 12 MP, homography at 2 and 12 MP,
                      10 × 4 MP average; no scaling
   --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV
-                     (phase correlation, ECC homography) (once each)
+                     (phase correlation, ECC homography), Siril (astro) (once each)
   --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
+  --astro-size WxH   frame size of the astro case's session (default 6000x4000)
+  --astro-frames N   light frames of the astro case (default 50; 10 bias/dark/flat each)
   --work DIR         where bursts and outputs go (default Benchmarks/work)
   --results DIR      where the JSON goes (default Benchmarks/results)
   --reference DIR    the Python reference scripts (default Benchmarks/reference)
@@ -28,12 +30,14 @@ OPTIONS:
 
 The bursts (SceneGen street, JPEG q89 4:2:0) are generated once and cached by a
 config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB), plus
-6 × 2 MP and 6 × 12 MP PNG homography bursts (known perspective jitter, ~0.2 GB).
+6 × 2 MP and 6 × 12 MP PNG homography bursts (known perspective jitter, ~0.2 GB),
+and for `astro` a StarField session (16-bit PNG: 50 lights + 30 calibration frames
+at 24 MP, ~3 GB; not in --quick).
 """
 
 /// Parsed command line.
 struct Settings: Sendable {
-    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp", "frames", "pixels"]
+    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp", "frames", "pixels", "astro"]
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
     var quick = false
     var peers = false
@@ -42,6 +46,7 @@ struct Settings: Sendable {
     var work = "Benchmarks/work"
     var results = "Benchmarks/results"
     var referenceDir = "Benchmarks/reference"
+    var astro = AstroSession.full
 
     static func parse(_ args: [String]) throws -> Settings? {
         var s = Settings()
@@ -72,6 +77,15 @@ struct Settings: Sendable {
             case "--work": s.work = try value(key)
             case "--results": s.results = try value(key)
             case "--reference": s.referenceDir = try value(key)
+            case "--astro-size":
+                let v = try value(key)
+                let wh = v.lowercased().split(separator: "x").compactMap { Int($0) }
+                guard wh.count == 2, wh[0] >= 256, wh[1] >= 256 else { throw BenchError("--astro-size needs WxH, each ≥ 256 (got '\(v)')") }
+                s.astro.width = wh[0]
+                s.astro.height = wh[1]
+            case "--astro-frames":
+                guard let n = Int(try value(key)), n >= 3 else { throw BenchError("--astro-frames needs a whole number ≥ 3") }
+                s.astro.frames = n
             default: throw BenchError("unknown option '\(a)' (see --help)")
             }
             i += 1
@@ -147,7 +161,10 @@ do {
     bench.report.machine = machineInfo(date: started)
     bench.report.settings = ["quick": settings.quick, "peers": settings.peers, "cases": settings.cases,
                              "repeat": settings.repeats, "work": settings.work,
-                             "threads": StackOptions.defaultThreadCount, "jpeg_quality": Burst.quality]
+                             "threads": StackOptions.defaultThreadCount, "jpeg_quality": Burst.quality,
+                             "astro": ["width": settings.astro.width, "height": settings.astro.height,
+                                       "frames": settings.astro.frames, "calibration_frames": settings.astro.calibrationFrames,
+                                       "align": Bench.astroAlignment]]
     let report = try bench.run()
     let m = report.machine
     print("stack-bench \(ISO8601DateFormatter().string(from: started))  nproc \(m["nproc"] ?? "?"), "
