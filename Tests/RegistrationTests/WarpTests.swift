@@ -35,6 +35,24 @@ struct WarpTests {
         #expect(wrongCoverage == 0 && wrongValue == 0 && nonZeroOutside == 0)
     }
 
+    @Test("a shift a hair off a whole pixel samples that pixel (no NaN from the Lanczos formula)",
+          arguments: Interpolation.allCases)
+    func nearIntegerShift(_ interpolation: Interpolation) {
+        // 1 − 1e-9 rounds to exactly 1 as a Float fraction, where the
+        // Lanczos formula divides 0 by 0; 1e-30 underflows its square.
+        for (dx, dy) in [(3 - 1e-9, -2.0), (1e-30, 5 + 1e-30)] {
+            let r = Warper.warp([Self.reference], by: .translation(dx: dx, dy: dy),
+                                width: Self.width, height: Self.height, interpolation: interpolation)
+            let (ix, iy) = (Int(dx.rounded()), Int(dy.rounded()))
+            var worst: Float = 0
+            for y in 0..<Self.height { for x in 0..<Self.width where r.coverage[x, y] > 0 {
+                let v = r.planes[0][x, y]
+                worst = max(worst, v.isFinite ? abs(v - Self.reference[x - ix, y - iy]) : .infinity)
+            } }
+            #expect(worst < 1e-5, "shift (\(dx), \(dy)): worst difference \(worst)")
+        }
+    }
+
     /// Warps a frame with a known subpixel shift back with the true transform
     /// and compares to the reference over the covered interior.
     func warpBackPSNR(_ interpolation: Interpolation, dx: Double, dy: Double) -> Double {

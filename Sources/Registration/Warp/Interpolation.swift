@@ -25,8 +25,13 @@ public enum Interpolation: Sendable, Equatable, CaseIterable {
             w[2] = 0.5 * (-3 * t3 + 4 * t2 + t)
             w[3] = 0.5 * (t3 - t2)
         case .lanczos3:
-            if t == 0 {
-                w[0] = 0; w[1] = 0; w[2] = 1; w[3] = 0; w[4] = 0; w[5] = 0
+            // Within 1e-6 px of a tap the sample is that pixel: the formula
+            // below divides by the squared distance, which underflows to 0
+            // (a NaN weight) for tiny offsets, and a Float offset just below
+            // 1 can round to exactly 1.
+            if t < 1e-6 || t > 1 - 1e-6 {
+                let at = t < 0.5 ? 2 : 3
+                for i in 0..<6 { w[i] = i == at ? 1 : 0 }
                 return
             }
             // Tap i sits at distance d = t − k, k = i − 2 ∈ −2…3.
@@ -48,6 +53,36 @@ public enum Interpolation: Sendable, Equatable, CaseIterable {
             for i in 0..<6 { w[i] *= inv }
         }
     }
+}
+
+/// Kernel weights at `phases` evenly spaced fractional offsets (0, 1/phases,
+/// …, (phases − 1)/phases): `weights[p · taps + i]` is tap `i` at offset
+/// `p / phases`. Rounding a position to the nearest phase moves it by at
+/// most 1 / (2 · phases) ≈ 0.00012 px, far below registration accuracy.
+struct WeightTable: Sendable {
+    /// Phases per pixel.
+    static let phases = 4096
+    /// Row-major weights, `phases × taps`.
+    let weights: [Float]
+
+    init(_ interpolation: Interpolation) {
+        let taps = interpolation.taps
+        var w = [Float](repeating: 0, count: Self.phases * taps)
+        w.withUnsafeMutableBufferPointer { p in
+            for phase in 0..<Self.phases {
+                interpolation.weights(Float(phase) / Float(Self.phases), into: p.baseAddress! + phase * taps)
+            }
+        }
+        weights = w
+    }
+
+    static let bicubic = WeightTable(.bicubic)
+    static let lanczos3 = WeightTable(.lanczos3)
+}
+
+extension Interpolation {
+    /// The precomputed weights of this kernel (built once per process).
+    var phaseTable: WeightTable { self == .bicubic ? WeightTable.bicubic : WeightTable.lanczos3 }
 }
 
 /// Constant tables for Lanczos-3 weights: cos(π k / 3), sin(π k / 3), k = −2…3.

@@ -237,56 +237,101 @@ struct SendablePointer: @unchecked Sendable {
 }
 
 /// Per-pixel sampling for a general projective transform.
+///
+/// Kernel weights come from `Interpolation.phaseTable` (the fractional
+/// position rounded to 1/4096 px, at most 0.00012 px off); samples whose
+/// taps all lie inside the frame take an unclamped fixed-size path, the
+/// few near the edges clamp each tap.
 enum GeneralWarp {
     static func run(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
                     interpolation: Interpolation, sources: [[Float]], outputs: [OutputBuffer],
                     coverage: OutputBuffer) {
         let fw = geometry.width, fh = geometry.height
         let taps = interpolation.taps, first = interpolation.firstTap
-        var wx = [Float](repeating: 0, count: taps)
-        var wy = wx
-        var cols = [Int](repeating: 0, count: taps)
-        var rowsIdx = [Int](repeating: 0, count: taps)
-        let srcCount = sources.count
-        wx.withUnsafeMutableBufferPointer { wxp in
-        wy.withUnsafeMutableBufferPointer { wyp in
-        cols.withUnsafeMutableBufferPointer { cp in
-        rowsIdx.withUnsafeMutableBufferPointer { rp in
-            guard let wxb = wxp.baseAddress, let wyb = wyp.baseAddress else { return }
+        let table = interpolation.phaseTable
+        let phases = Double(WeightTable.phases)
+        let outs = outputs.map(\.pointer), cov = coverage.pointer
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        withBasePointers(sources) { src in
+        table.weights.withUnsafeBufferPointer { tw in
+            guard let weights = tw.baseAddress else { return }
+            var cols = [Int](repeating: 0, count: taps), rowStarts = cols
             for yr in rows {
                 let y = Double(yr)
                 for xr in 0..<width {
                     let x = Double(xr)
-                    let ww = m[6] * x + m[7] * y + m[8]
+                    let ww = m6 * x + m7 * y + m8
                     guard ww != 0 else { continue }
-                    let xf = (m[0] * x + m[1] * y + m[2]) / ww
-                    let yf = (m[3] * x + m[4] * y + m[5]) / ww
+                    let xf = (m0 * x + m1 * y + m2) / ww
+                    let yf = (m3 * x + m4 * y + m5) / ww
                     guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
-                    let ix = xf.rounded(.down), iy = yf.rounded(.down)
-                    interpolation.weights(Float(xf - ix), into: wxb)
-                    interpolation.weights(Float(yf - iy), into: wyb)
-                    let bx = Int(ix) + first, by = Int(iy) + first
-                    for t in 0..<taps {
-                        cp[t] = min(max(bx + t, 0), fw - 1)
-                        rp[t] = min(max(by + t, 0), fh - 1) * fw
-                    }
+                    // Integer base and weight phase per axis; a phase that
+                    // rounds up to a whole pixel moves the base instead.
+                    var ix = Int(xf.rounded(.down)), iy = Int(yf.rounded(.down))
+                    var px = Int(((xf - Double(ix)) * phases).rounded()), py = Int(((yf - Double(iy)) * phases).rounded())
+                    if px == WeightTable.phases { px = 0; ix += 1 }
+                    if py == WeightTable.phases { py = 0; iy += 1 }
+                    let wx = weights + px * taps, wy = weights + py * taps
+                    let bx = ix + first, by = iy + first
                     let o = yr * width + xr
-                    coverage.pointer[o] = 1
-                    for pi in 0..<srcCount {
-                        sources[pi].withUnsafeBufferPointer { s in
+                    cov[o] = 1
+                    if bx >= 0 && bx + taps <= fw && by >= 0 && by + taps <= fh {
+                        let offset = by * fw + bx
+                        for pi in src.indices {
+                            outs[pi][o] = taps == 6 ? dot6(src[pi] + offset, fw, wx, wy) : dot4(src[pi] + offset, fw, wx, wy)
+                        }
+                    } else {
+                        for t in 0..<taps {
+                            cols[t] = min(max(bx + t, 0), fw - 1)
+                            rowStarts[t] = min(max(by + t, 0), fh - 1) * fw
+                        }
+                        for pi in src.indices {
                             var acc: Float = 0
                             for j in 0..<taps {
                                 var racc: Float = 0
-                                let r = rp[j]
-                                for i in 0..<taps { racc += wxp[i] * s[r + cp[i]] }
-                                acc += wyp[j] * racc
+                                for i in 0..<taps { racc += wx[i] * src[pi][rowStarts[j] + cols[i]] }
+                                acc += wy[j] * racc
                             }
-                            outputs[pi].pointer[o] = acc
+                            outs[pi][o] = acc
                         }
                     }
                 }
             }
-        }}}}
+        }
+        }
+    }
+
+    /// The 6×6 weighted sum at `s` (row stride `stride`).
+    @inline(__always)
+    static func dot6(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
+        var acc: Float = 0
+        var row = s
+        for j in 0..<6 {
+            acc += wy[j] * (row[0] * wx[0] + row[1] * wx[1] + row[2] * wx[2] + row[3] * wx[3] + row[4] * wx[4] + row[5] * wx[5])
+            row += stride
+        }
+        return acc
+    }
+
+    /// The 4×4 weighted sum at `s` (row stride `stride`).
+    @inline(__always)
+    static func dot4(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
+        var acc: Float = 0
+        var row = s
+        for j in 0..<4 {
+            acc += wy[j] * (row[0] * wx[0] + row[1] * wx[1] + row[2] * wx[2] + row[3] * wx[3])
+            row += stride
+        }
+        return acc
+    }
+
+    /// Calls `body` with the base address of every array (all non-empty).
+    static func withBasePointers<R>(_ arrays: [[Float]], _ body: ([UnsafePointer<Float>]) -> R) -> R {
+        func step(_ i: Int, _ acc: [UnsafePointer<Float>]) -> R {
+            guard i < arrays.count else { return body(acc) }
+            return arrays[i].withUnsafeBufferPointer { step(i + 1, acc + [$0.baseAddress!]) }
+        }
+        return step(0, [])
     }
 }
 
