@@ -71,11 +71,9 @@ struct AstroSession: Sendable {
 }
 
 extension Bench {
-    /// How our side aligns the astro frames. `--align stars` (star-pattern
-    /// similarity registration) lands from another branch; until then the
-    /// case runs translation-only phase correlation, which cannot follow the
-    /// sessions' field rotation. Switch to "stars" when it is merged.
-    static let astroAlignment = "translation"
+    /// How our side aligns the astro frames: star-pattern similarity
+    /// registration, which follows the sessions' field rotation.
+    static let astroAlignment = "stars"
 
     /// The astro case: `stack` on the StarField session, `settings.repeats`
     /// times (wall, peak RSS, report stages), its PSNR against `truth.png`;
@@ -106,10 +104,6 @@ extension Bench {
         ours.extra = ourScore.extra
         ours.note = "--align \(Bench.astroAlignment), calibrate \(Fmt.s(ours.stage("calibrate"))) s, " + ourScore.note
         report.cases.append(ours)
-        if Bench.astroAlignment != "stars" {
-            report.notes.append("astro: ours runs --align \(Bench.astroAlignment) (Bench.astroAlignment) until --align stars lands; "
-                + "it cannot follow the field rotation, so its PSNR is not yet comparable with Siril's star registration.")
-        }
         if settings.peers { try astroSiril(s, label: label, ours: ours) }
     }
 
