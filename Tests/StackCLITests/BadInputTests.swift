@@ -151,7 +151,7 @@ struct BadInputTests {
         let r = try CLIHarness.run(["--skip-bad", "--output", f.output, "--report", f.dir + "/run.json",
                                     f.good[0], text, f.good[1], f.dir + "/missing.jpg"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("stack: warning: \(text): skipped: not a JPEG or PNG file"), "\(r.stderr)")
+        #expect(r.stderr.contains("stack: warning: \(text): skipped: not a JPEG, PNG, TIFF or FITS file"), "\(r.stderr)")
         #expect(r.stderr.contains("stack: warning: \(f.dir)/missing.jpg: skipped:"), "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.dir + "/run.json"))) as! [String: Any]
         let frames = report["frames"] as! [[String: Any]]

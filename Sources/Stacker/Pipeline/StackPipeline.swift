@@ -214,6 +214,7 @@ public enum StackPipeline {
             frames: reports, referenceIndex: options.referenceIndex,
             referenceExif: reference.exif, referenceBitDepth: reference.bitDepth,
             timings: timings.withLock { $0 }, warnings: warnings)
+        result.referenceKeywords = reference.keywords
         result.timings.total = seconds(since: start)
         return result
     }
