@@ -76,6 +76,13 @@ static inline int stack_fits_image_shape(stack_fits_file *file, int *bitpix, int
     return ffgiprll(file->fits, 3, bitpix, naxis, axes, status);
 }
 
+/// The byte offset where the current HDU's data unit starts.
+/// The corresponding C function is `fits_get_hduaddrll` (ffghadll).
+static inline int stack_fits_data_start(stack_fits_file *file, long long *start, int *status) {
+    long long header_start = 0, data_end = 0;
+    return ffghadll(file->fits, &header_start, start, &data_end, status);
+}
+
 /// Reads `count` pixels from the start of the primary image as float, with
 /// BZERO / BSCALE applied; undefined pixels (NaN, BLANK) become 0.
 /// The corresponding C function is `fits_read_img` (ffgpv, TFLOAT).

@@ -89,23 +89,31 @@ enum FITSCodec {
                 throw StackerError.unreadable(path: path, reason: "\(error)")
             }
             let n = h.width * h.height
+            // cfitsio does not notice a data unit cut short in memory: check
+            // the size here, which also keeps a lying header from making us
+            // allocate for pixels the file cannot hold.
+            var dataStart: Int64 = 0, status: Int32 = 0
+            _ = stack_fits_data_start(file, &dataStart, &status)
+            let (dataBytes, overflow) = (n * h.channels).multipliedReportingOverflow(by: abs(h.bitpix) / 8)
+            guard status == 0, !overflow, dataStart >= 0, Int64(bytes.count) - dataStart >= Int64(dataBytes) else {
+                throw StackerError.unreadable(path: path, reason: status == 0 ? "truncated FITS data" : reason(status))
+            }
             var samples = [Float](repeating: 0, count: n * h.channels)
-            var status: Int32 = 0
             samples.withUnsafeMutableBufferPointer { s in
                 _ = stack_fits_read_floats(file, Int64(n * h.channels), s.baseAddress, &status)
             }
             guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
-            let scale: Float
+            let divisor: Float
             switch h.bitpix {
-            case 8: scale = 1 / 255
-            case 16: scale = 1 / 65535
-            case 32: scale = Float(1.0 / 4_294_967_295.0)
-            default: scale = 1
+            case 8: divisor = 255
+            case 16: divisor = 65535
+            case 32: divisor = 4_294_967_296  // 2³² − 1 rounds to this as a Float
+            default: divisor = 1
             }
             let planes = samples.withUnsafeBufferPointer { s in
                 (0..<h.channels).map { c in
                     PixelConversion.plane(from: UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
-                                          width: h.width, height: h.height, scale: scale, bottomUp: true)
+                                          width: h.width, height: h.height, divisor: divisor, bottomUp: true)
                 }
             }
             let image = Image(width: h.width, height: h.height, planes: planes)

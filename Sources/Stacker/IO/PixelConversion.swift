@@ -65,17 +65,19 @@ enum PixelConversion {
     }
 
     /// A plane from `width × height` float samples in row order, each
-    /// multiplied by `scale`; NaN and ±infinity become 0. `bottomUp` reads
-    /// the rows in reverse (the last stored row becomes row 0), for FITS.
+    /// divided by `divisor` (a division, not a multiplication by the
+    /// inverse, so integer values land on exactly the floats the 8- and
+    /// 16-bit paths give); NaN and ±infinity become 0. `bottomUp` reads the
+    /// rows in reverse (the last stored row becomes row 0), for FITS.
     static func plane(from src: UnsafeBufferPointer<Float>, width: Int, height: Int,
-                      scale: Float = 1, bottomUp: Bool = false) -> Plane {
+                      divisor: Float = 1, bottomUp: Bool = false) -> Plane {
         let n = width * height
         precondition(src.count >= n)
         let px = [Float](unsafeUninitializedCapacity: n) { dst, count in
             for y in 0..<height {
                 let from = (bottomUp ? height - 1 - y : y) &* width, to = y &* width
                 for x in 0..<width {
-                    let v = src[from &+ x] * scale
+                    let v = src[from &+ x] / divisor
                     dst[to &+ x] = v.isFinite ? v : 0
                 }
             }
