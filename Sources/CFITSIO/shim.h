@@ -42,8 +42,9 @@ static inline int stack_fits_is_reentrant(void) { return fits_is_reentrant(); }
 static inline void stack_fits_status_text(int status, char *text) { ffgerr(status, text); }
 
 /// Opens FITS bytes held in memory, read-only, at the primary HDU. The bytes
-/// must stay alive and unchanged until stack_fits_close. On failure returns
-/// NULL and sets *status.
+/// must stay alive and unchanged until stack_fits_close, and `size` must be a
+/// multiple of 2880: the memory driver reads whole records and would read
+/// past a shorter buffer. On failure returns NULL and sets *status.
 static inline stack_fits_file *stack_fits_open(const unsigned char *data, size_t size, int *status) {
     stack_fits_file *file = (stack_fits_file *)calloc(1, sizeof *file);
     if (file == NULL) { *status = MEMORY_ALLOCATION; return NULL; }

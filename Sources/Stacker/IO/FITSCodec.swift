@@ -66,9 +66,7 @@ enum FITSCodec {
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func header(_ bytes: [UInt8], path: String) throws -> Header {
         try withCFITSIO { () throws(StackerError) -> Header in
-            let file = try open(bytes, path: path)
-            defer { stack_fits_close(file, 0) }
-            return try shape(file, path: path)
+            try withFile(bytes, path: path) { file throws(StackerError) -> Header in try shape(file, path: path) }
         }
     }
 
@@ -78,8 +76,7 @@ enum FITSCodec {
     ///   over `maxPixels`, refused before their pixels are allocated.
     static func decode(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> DecodedImage {
         try withCFITSIO { () throws(StackerError) -> DecodedImage in
-            let file = try open(bytes, path: path)
-            defer { stack_fits_close(file, 0) }
+          try withFile(bytes, path: path) { file throws(StackerError) -> DecodedImage in
             let h = try shape(file, path: path)
             do {
                 try JPEGCodec.checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
@@ -118,6 +115,7 @@ enum FITSCodec {
             }
             let image = Image(width: h.width, height: h.height, planes: planes)
             return DecodedImage(image: image, bitDepth: h.bitDepth, keywords: try keywords(file, path: path))
+          }
         }
     }
 
@@ -185,16 +183,29 @@ enum FITSCodec {
         }
     }
 
-    /// Opens `bytes` read-only. `bytes` must outlive the returned file,
-    /// which every caller closes before returning.
-    private static func open(_ bytes: [UInt8], path: String) throws(StackerError) -> UnsafeMutablePointer<stack_fits_file> {
-        var status: Int32 = 0
-        let file = bytes.withUnsafeBufferPointer { stack_fits_open($0.baseAddress, $0.count, &status) }
-        guard let file, status == 0 else {
-            stack_fits_close(file, 0)
-            throw StackerError.unreadable(path: path, reason: reason(status))
+    /// The size of a FITS record: files are whole records.
+    static let recordSize = 2880
+
+    /// Opens `bytes` read-only for the duration of `body`.
+    ///
+    /// cfitsio's memory driver always reads whole 2880-byte records, so a file
+    /// whose length is not a multiple of 2880 (cut short, or written without
+    /// its final padding) would make it read past the end of our buffer
+    /// (found by fuzzing: Fuzz/regressions/fits-unpadded-record-overread.fits).
+    /// Such files are opened from a copy padded with zeros; `decode` still
+    /// checks the data unit against the real length.
+    private static func withFile<T>(_ bytes: [UInt8], path: String,
+                                    _ body: (UnsafeMutablePointer<stack_fits_file>) throws(StackerError) -> T) throws(StackerError) -> T {
+        let remainder = bytes.count % recordSize
+        let padded = remainder == 0 ? bytes : bytes + [UInt8](repeating: 0, count: recordSize - remainder)
+        return try padded.withUnsafeBufferPointer { b throws(StackerError) -> T in
+            var status: Int32 = 0
+            guard let file = stack_fits_open(b.baseAddress, b.count, &status), status == 0 else {
+                throw StackerError.unreadable(path: path, reason: reason(status))
+            }
+            defer { stack_fits_close(file, 0) }
+            return try body(file)
         }
-        return file
     }
 
     /// BITPIX and axes of the primary image, checked.
