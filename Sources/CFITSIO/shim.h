@@ -139,15 +139,21 @@ static inline int stack_fits_read_keyword(stack_fits_file *file, const char *nam
 // Exists because cfitsio grows the in-memory output through a realloc callback.
 static void *stack_fits_realloc(void *pointer, size_t size) { return realloc(pointer, size); }
 
-/// Creates an empty in-memory FITS file for writing. NULL and *status on failure.
+/// Creates an empty in-memory FITS file for writing, with room for
+/// `expected_size` bytes. NULL and *status on failure.
+/// cfitsio grows a memory file by a fixed step (copying it each time, since
+/// large blocks are not mmap'd here: see MemoryTuning), so the buffer is sized
+/// for the whole file up front and the step is an eighth of that.
 /// The corresponding C function is `fits_create_memfile` (ffimem).
-static inline stack_fits_file *stack_fits_create(int *status) {
+static inline stack_fits_file *stack_fits_create(size_t expected_size, int *status) {
     stack_fits_file *file = (stack_fits_file *)calloc(1, sizeof *file);
     if (file == NULL) { *status = MEMORY_ALLOCATION; return NULL; }
-    file->size = 2880 * 4;
+    size_t records = expected_size / 2880 + 4;
+    file->size = records * 2880;
     file->buffer = malloc(file->size);
     if (file->buffer == NULL) { free(file); *status = MEMORY_ALLOCATION; return NULL; }
-    if (ffimem(&file->fits, &file->buffer, &file->size, 2880 * 64, stack_fits_realloc, status) != 0) {
+    size_t step = (records / 8 + 64) * 2880;
+    if (ffimem(&file->fits, &file->buffer, &file->size, step, stack_fits_realloc, status) != 0) {
         stack_fits_close(file, 1);
         return NULL;
     }

@@ -390,10 +390,16 @@ static inline int stack_tiff_decode(const unsigned char *data, size_t size, uint
                 unsigned char *dst = pixels + ((size_t)c * n + (size_t)(y0 + y) * L.width + x0) * bytes;
                 size_t offset = L.separate ? 0 : (size_t)c * bytes;
                 size_t step = (size_t)stride * bytes;
+                const unsigned char *from = src + offset;
+                // One case per sample size, so each memcpy has a constant length and compiles to a move.
                 if (stride == 1) {
-                    memcpy(dst, src, (size_t)cols * bytes);
+                    memcpy(dst, from, (size_t)cols * bytes);
+                } else if (bytes == 1) {
+                    for (uint32_t x = 0; x < cols; x++) dst[x] = from[x * step];
+                } else if (bytes == 2) {
+                    for (uint32_t x = 0; x < cols; x++) memcpy(dst + (size_t)x * 2, from + x * step, 2);
                 } else {
-                    for (uint32_t x = 0; x < cols; x++) memcpy(dst + (size_t)x * bytes, src + x * step + offset, bytes);
+                    for (uint32_t x = 0; x < cols; x++) memcpy(dst + (size_t)x * 4, from + x * step, 4);
                 }
             }
         }

@@ -152,7 +152,9 @@ enum FITSCodec {
         let count = Int64(image.pixelCount * image.channels)
         return try withCFITSIO { () throws(StackerError) -> [UInt8] in
             var status: Int32 = 0
-            guard let file = stack_fits_create(&status) else {
+            // Header records (structural cards plus ours, 36 cards a record) and the data unit.
+            let expected = (2 + cards.count / 36) * recordSize + samples.count
+            guard let file = stack_fits_create(expected, &status) else {
                 throw StackerError.writeFailed(path: path, reason: "FITS encoding failed: \(reason(status))")
             }
             var axes: (Int64, Int64, Int64) = (Int64(image.width), Int64(image.height), Int64(image.channels))
