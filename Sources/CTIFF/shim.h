@@ -300,19 +300,26 @@ static int stack_tiff_read_layout(TIFF *tif, uint64_t max_pixels, stack_tiff_lay
 /// Exists so Swift frees with the allocator that made the buffer.
 static inline void stack_tiff_free(void *buffer) { free(buffer); }
 
+// Sets up `io` to read `data` and collect the first error in `message`;
+// exists so the header and decode paths start from the same state.
+static void stack_tiff_reader(stack_tiff_io *io, const unsigned char *data, size_t size,
+                              char *message, size_t message_size) {
+    memset(io, 0, sizeof *io);
+    io->input = data;
+    io->input_size = size;
+    io->message = message;
+    io->message_size = message_size;
+    if (message_size > 0) message[0] = '\0';
+}
+
 /// Reads the first directory of a TIFF held in memory and checks that we can
 /// decode it (the same checks as stack_tiff_decode), without reading pixels.
 /// STACK_TIFF_TOO_LARGE comes with the size in `out`.
 static inline int stack_tiff_header(const unsigned char *data, size_t size, uint64_t max_pixels,
                                     stack_tiff_layout *out, char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
-    if (message_size > 0) message[0] = '\0';
     stack_tiff_io io;
-    memset(&io, 0, sizeof io);
-    io.input = data;
-    io.input_size = size;
-    io.message = message;
-    io.message_size = message_size;
+    stack_tiff_reader(&io, data, size, message, message_size);
     TIFF *tif = stack_tiff_open(&io, "rm", (tmsize_t)64 << 20);
     if (tif == NULL) return STACK_TIFF_ERROR;
     int rc = stack_tiff_read_layout(tif, max_pixels, out, message, message_size);
@@ -327,13 +334,8 @@ static inline int stack_tiff_header(const unsigned char *data, size_t size, uint
 static inline int stack_tiff_decode(const unsigned char *data, size_t size, uint64_t max_pixels,
                                     stack_tiff_image *out, char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
-    if (message_size > 0) message[0] = '\0';
     stack_tiff_io io;
-    memset(&io, 0, sizeof io);
-    io.input = data;
-    io.input_size = size;
-    io.message = message;
-    io.message_size = message_size;
+    stack_tiff_reader(&io, data, size, message, message_size);
     // No single libtiff allocation larger than the biggest image we accept
     // (4 samples × 4 bytes per pixel), so lying counts in a header cannot
     // make it allocate more than the pixels would need.

@@ -45,18 +45,6 @@ enum HandMadeFITS {
 
 @Suite("FITS files")
 struct ImageIOFITSTests {
-    /// The path and reason of the `StackerError.unreadable` that `body` throws.
-    func unreadable(_ body: () throws -> Void) -> (path: String, reason: String)? {
-        do {
-            try body()
-            return nil
-        } catch let StackerError.unreadable(path, reason) {
-            return (path, reason)
-        } catch {
-            return ("?", "unexpected error \(error)")
-        }
-    }
-
     @Test("8- and 16-bit FITS round trips are exact (gray and RGB)")
     func integerExact() throws {
         for (depth, levels) in [(8, 255), (16, 65535)] {
@@ -74,18 +62,12 @@ struct ImageIOFITSTests {
 
     @Test("32-bit float FITS keeps values outside 0…1, negative ones too, within float epsilon")
     func float32() throws {
-        var rng = SeededRandom(seed: 85)
         for channels in [1, 3] {
-            let planes = (0..<channels).map { _ in
-                Plane(width: 19, height: 11, pixels: (0..<(19 * 11)).map { _ in Float.random(in: -2...4, using: &rng) })
-            }
-            let image = Image(width: 19, height: 11, planes: planes)
+            let image = IOFixtures.randomFloats(width: 19, height: 11, channels: channels, in: -2...4, seed: UInt64(85 + channels))
             let decoded = try ImageFile.decode(bytes: ImageFile.encode(image, format: .fits, options: EncodeOptions(bitDepth: 32)))
             #expect(decoded.bitDepth == 32)
             // BITPIX -32 stores the Float itself: at most one epsilon relative.
-            for (a, b) in zip(image.planes, decoded.image.planes) {
-                for (x, y) in zip(a.pixels, b.pixels) { #expect(abs(x - y) <= Float.ulpOfOne * max(1, abs(x))) }
-            }
+            #expect(IOFixtures.epsilons(image, decoded.image) <= 1)
         }
     }
 
@@ -193,7 +175,7 @@ struct ImageIOFITSTests {
     func malformed() throws {
         let good = try ImageFile.encode(IOFixtures.smooth(width: 40, height: 30, channels: 3, seed: 87), format: .fits,
                                         options: EncodeOptions(bitDepth: 16))
-        let truncated = unreadable { _ = try ImageFile.decode(bytes: Array(good.prefix(2880 + 1000)), path: "cut.fits") }
+        let truncated = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: Array(good.prefix(2880 + 1000)), path: "cut.fits") }
         #expect(truncated?.path == "cut.fits")
         #expect(truncated?.reason == "truncated FITS data")
         let cases: [([String], String)] = [
@@ -205,13 +187,13 @@ struct ImageIOFITSTests {
         ]
         for (cards, reason) in cases {
             let bytes = HandMadeFITS.file(cards: cards, data: [UInt8](repeating: 0, count: 160))
-            let got = unreadable { _ = try ImageFile.decode(bytes: bytes, path: "odd.fits") }
+            let got = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: bytes, path: "odd.fits") }
             #expect(got?.path == "odd.fits")
             #expect(got?.reason == reason)
         }
         // The header cards alone: no END card, no data.
         let noEnd = Array(HandMadeFITS.cards(bitpix: 8, axes: [2, 2]).joined().utf8)
-        let noEndReason = unreadable { _ = try ImageFile.decode(bytes: noEnd, path: "x.fits") }?.reason
+        let noEndReason = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: noEnd, path: "x.fits") }?.reason
         #expect(noEndReason?.contains("FITS data") == true, "\(noEndReason ?? "decoded")")
     }
 

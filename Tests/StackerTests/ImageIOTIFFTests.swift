@@ -108,18 +108,6 @@ struct HandMadeTIFF {
 
 @Suite("TIFF files")
 struct ImageIOTIFFTests {
-    /// The reason of the `StackerError.unreadable` that `body` throws, with the path it names.
-    func unreadable(_ body: () throws -> Void) -> (path: String, reason: String)? {
-        do {
-            try body()
-            return nil
-        } catch let StackerError.unreadable(path, reason) {
-            return (path, reason)
-        } catch {
-            return ("?", "unexpected error \(error)")
-        }
-    }
-
     @Test("8-bit TIFF round trip is exact (gray and RGB)")
     func tiff8Exact() throws {
         for channels in [1, 3] {
@@ -145,19 +133,13 @@ struct ImageIOTIFFTests {
 
     @Test("32-bit float TIFF keeps values outside 0…1, negative ones too, within float epsilon")
     func tiffFloat() throws {
-        var rng = SeededRandom(seed: 73)
         for channels in [1, 3] {
-            let planes = (0..<channels).map { _ in
-                Plane(width: 41, height: 29, pixels: (0..<(41 * 29)).map { _ in Float.random(in: -3...5, using: &rng) })
-            }
-            let image = Image(width: 41, height: 29, planes: planes)
+            let image = IOFixtures.randomFloats(width: 41, height: 29, channels: channels, in: -3...5, seed: UInt64(73 + channels))
             let decoded = try ImageFile.decode(bytes: ImageFile.encode(image, format: .tiff, options: EncodeOptions(bitDepth: 32)))
             #expect(decoded.bitDepth == 32)
             // Float samples are stored as they are and deflate is lossless:
             // the error bound is one float epsilon relative to the value.
-            for (a, b) in zip(image.planes, decoded.image.planes) {
-                for (x, y) in zip(a.pixels, b.pixels) { #expect(abs(x - y) <= Float.ulpOfOne * max(1, abs(x))) }
-            }
+            #expect(IOFixtures.epsilons(image, decoded.image) <= 1)
         }
     }
 
@@ -213,10 +195,10 @@ struct ImageIOTIFFTests {
         ]
         for (tiff, reason) in cases {
             let bytes = tiff.bytes(samples: Array(repeating: Array(repeating: 1, count: w * h), count: tiff.samplesPerPixel))
-            let got = unreadable { _ = try ImageFile.decode(bytes: bytes, path: "odd.tif") }
+            let got = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: bytes, path: "odd.tif") }
             #expect(got?.path == "odd.tif")
             #expect(got?.reason == reason)
-            #expect(unreadable { _ = try TIFFCodec.header(bytes, path: "odd.tif") }?.reason == reason)
+            #expect(IOFixtures.unreadable { _ = try TIFFCodec.header(bytes, path: "odd.tif") }?.reason == reason)
         }
     }
 
@@ -225,20 +207,20 @@ struct ImageIOTIFFTests {
         let image = IOFixtures.smooth(width: 64, height: 48, channels: 3, seed: 74)
         let good = try ImageFile.encode(image, format: .tiff, options: EncodeOptions(bitDepth: 16))
         for cut in [8, 100, good.count / 2, good.count - 10] {
-            let got = unreadable { _ = try ImageFile.decode(bytes: Array(good.prefix(cut)), path: "cut.tif") }
+            let got = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: Array(good.prefix(cut)), path: "cut.tif") }
             #expect(got?.path == "cut.tif")
             #expect(got?.reason.contains("TIFF") == true, "\(got?.reason ?? "decoded")")
         }
         var bogus = good
         bogus.replaceSubrange(4..<8, with: [0x00, 0xFF, 0xFF, 0x7F])  // IFD far past the end
-        let got = unreadable { _ = try ImageFile.decode(bytes: bogus, path: "bogus.tif") }
+        let got = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: bogus, path: "bogus.tif") }
         #expect(got?.path == "bogus.tif")
         #expect(got?.reason.hasPrefix("corrupt TIFF data") == true, "\(got?.reason ?? "decoded")")
 
         // Header says 100000 × 100000 (10 gigapixels) over 4 × 3 pixels of data.
         let bomb = HandMadeTIFF(width: 4, height: 3, samplesPerPixel: 1, bits: 8, photometric: 1, headerSize: (100_000, 100_000))
             .bytes(samples: [Array(repeating: 7, count: 12)])
-        let refused = unreadable { _ = try ImageFile.decode(bytes: bomb, path: "bomb.tif") }
+        let refused = IOFixtures.unreadable { _ = try ImageFile.decode(bytes: bomb, path: "bomb.tif") }
         #expect(refused?.path == "bomb.tif")
         #expect(refused?.reason == "the image is 100000×100000 pixels, more than the limit of 500 megapixels")
     }

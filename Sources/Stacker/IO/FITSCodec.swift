@@ -270,14 +270,9 @@ enum FITSCodec {
             case UInt8(ascii: "L"): k = .logical
             default: continue  // complex or no value: not carried
             }
-            found.append(FITSKeyword(name: name, value: text(value), comment: text(comment), kind: k))
+            found.append(FITSKeyword(name: name, value: CText.string(value), comment: CText.string(comment), kind: k))
         }
         return found
-    }
-
-    /// The NUL-terminated text in `buffer`.
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// A one-line sentence for a cfitsio status code.
@@ -288,7 +283,7 @@ enum FITSCodec {
         default:
             var buffer = [CChar](repeating: 0, count: Int(STACK_FITS_STATUS_SIZE) + 1)
             buffer.withUnsafeMutableBufferPointer { stack_fits_status_text(status, $0.baseAddress) }
-            let message = text(buffer)
+            let message = CText.string(buffer)
             return message.isEmpty ? "corrupt FITS data (cfitsio status \(status))" : "corrupt FITS data (\(message))"
         }
     }

@@ -126,7 +126,7 @@ enum TIFFCodec {
         default: rc = PixelConversion.interleavedFloat(image).withUnsafeBytes(run)
         }
         guard Int(rc) == Int(STACK_TIFF_OK), let output else {
-            let detail = Int(rc) == Int(STACK_TIFF_NO_MEMORY) ? "out of memory" : text(message)
+            let detail = Int(rc) == Int(STACK_TIFF_NO_MEMORY) ? "out of memory" : CText.string(message)
             throw StackerError.writeFailed(path: path, reason: "TIFF encoding failed: \(detail)")
         }
         return [UInt8](UnsafeBufferPointer(start: output, count: size))
@@ -144,16 +144,10 @@ enum TIFFCodec {
         case Int(STACK_TIFF_NO_MEMORY):
             throw StackerError.unreadable(path: path, reason: "out of memory decoding the TIFF")
         case Int(STACK_TIFF_UNSUPPORTED):
-            throw StackerError.unreadable(path: path, reason: text(message))
+            throw StackerError.unreadable(path: path, reason: CText.string(message))
         default:
-            throw StackerError.unreadable(path: path, reason: reason(for: text(message)))
+            throw StackerError.unreadable(path: path, reason: reason(for: CText.string(message)))
         }
-    }
-
-    /// The NUL-terminated text in `buffer`, on one line.
-    private static func text(_ buffer: [CChar]) -> String {
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// A short sentence for a libtiff error message.
