@@ -139,6 +139,7 @@ struct ImageIOFITSTests {
     @Test("hand-made files: BITPIX -64, 32 with BZERO, signed 16 and NAXIS3 = 1 scale as documented")
     func handMade() throws {
         let w = 3, h = 2
+        let bytes6: [UInt8] = [0, 51, 255, 1, 2, 3]
         // BITPIX -64, stored bottom row first: rows (0.5, 1, 1.5), (2, -1, 0) → top row is the second.
         let doubles: [Double] = [0.5, 1, 1.5, 2, -1, 0]
         let f64 = HandMadeFITS.file(cards: HandMadeFITS.cards(bitpix: -64, axes: [w, h]),
@@ -163,8 +164,13 @@ struct ImageIOFITSTests {
         let topRow: [Float] = [1, 32767, 16383], bottomRow: [Float] = [-32768, -1, 0]
         #expect(d16.image.planes[0].pixels == (topRow + bottomRow).map { $0 / 65535 })
 
+        // Keyword text outside printable ASCII becomes `?`; trailing blanks go.
+        let odd = HandMadeFITS.file(cards: HandMadeFITS.cards(bitpix: 8, axes: [w, h]) + ["OBJECT  = 'M\u{07}31 ''A''   '"],
+                                    data: bytes6)
+        #expect(try ImageFile.decode(bytes: odd).keywords == [FITSKeyword(name: "OBJECT", value: "M?31 'A'", kind: .string)])
+
         // 8-bit with NAXIS3 = 1: one gray plane.
-        let f8 = HandMadeFITS.file(cards: HandMadeFITS.cards(bitpix: 8, axes: [w, h, 1]), data: [0, 51, 255, 1, 2, 3])
+        let f8 = HandMadeFITS.file(cards: HandMadeFITS.cards(bitpix: 8, axes: [w, h, 1]), data: bytes6)
         let d8 = try ImageFile.decode(bytes: f8)
         #expect(d8.image.channels == 1 && d8.bitDepth == 8)
         let stored8: [Float] = [1, 2, 3, 0, 51, 255]

@@ -270,7 +270,12 @@ enum FITSCodec {
             case UInt8(ascii: "L"): k = .logical
             default: continue  // complex or no value: not carried
             }
-            found.append(FITSKeyword(name: name, value: CText.string(value), comment: CText.string(comment), kind: k))
+            // Header text is ASCII 32…126 by the standard; anything else
+            // becomes `?`, and trailing blanks of a string are not significant,
+            // so the value writes back to the same card.
+            var text = FITSKeyword.printable(CText.string(value))
+            if k == .string { while text.last == " " { text.removeLast() } }
+            found.append(FITSKeyword(name: name, value: text, comment: FITSKeyword.printable(CText.string(comment)), kind: k))
         }
         return found
     }
