@@ -22,12 +22,16 @@ let package = Package(
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4",
+                       providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CFITSIO", pkgConfig: "cfitsio",
+                       providers: [.apt(["libcfitsio-dev"])]),
 
         // glibc malloc tuning (header only, part of libc).
         .systemLibrary(name: "CMalloc"),
 
         .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
-        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CMalloc"]),
+        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CFITSIO", "CMalloc"]),
         .executableTarget(name: "stack", dependencies: ["Stacker"]),
 
         .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),

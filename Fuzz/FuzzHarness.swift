@@ -8,9 +8,13 @@
 // Each input (and, for a PNG, a copy with its chunk CRCs recomputed) goes
 // through:
 //  1. `ImageFile.decode(bytes:path:maxPixels:)` — the real read path: magic
-//     detection, EXIF orientation, TurboJPEG or libpng (CPNG/shim.h), pixel
-//     conversion, orientation. It must return or throw `StackerError`.
-//  2. The header-only path used by `ImageFile.readHeader` (JPEG and PNG).
+//     detection, EXIF orientation, TurboJPEG, libpng (CPNG/shim.h), libtiff
+//     (CTIFF/shim.h) or cfitsio (CFITSIO/shim.h), pixel conversion,
+//     orientation / FITS row flip. It must return or throw `StackerError`.
+//     A decoded FITS file is encoded again (32-bit float, with its keywords)
+//     and must decode to the same pixels and keywords.
+//  2. The header-only path used by `ImageFile.readHeader` (every format);
+//     when decoding worked, it must report the same size and channels.
 //  3. The EXIF parser directly: `EXIF.read(jpeg:)` on the input, and
 //     `TIFFReader` on the raw input (so mutations reach the TIFF/IFD parser
 //     without having to keep a valid JPEG framing around it).
@@ -79,11 +83,20 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         precondition(image.width > 0 && image.height > 0, "decoded an empty image")
         precondition(image.width * image.height <= fuzzMaxPixels, "decoded past maxPixels")
         precondition(image.channels == 1 || image.channels == 3, "bad channel count \(image.channels)")
-        precondition(decoded.bitDepth == 8 || decoded.bitDepth == 16, "bad bit depth \(decoded.bitDepth)")
+        precondition([8, 16, 32].contains(decoded.bitDepth), "bad bit depth \(decoded.bitDepth)")
         precondition((1...8).contains(decoded.orientation), "bad orientation \(decoded.orientation)")
         for plane in image.planes {
             precondition(plane.width == image.width && plane.height == image.height
                          && plane.pixels.count == image.width * image.height, "plane size mismatch")
+        }
+        if ImageFormat.fromMagic(bytes) == .fits { fitsRoundTrip(decoded) }
+        if ImageFormat.fromMagic(bytes) == .tiff, let h = try? TIFFCodec.header(bytes, path: "fuzz") {
+            precondition(h.width == image.width && h.height == image.height && h.channels == image.channels,
+                         "TIFF header disagrees with decode")
+        }
+        if ImageFormat.fromMagic(bytes) == .fits, let h = try? FITSCodec.header(bytes, path: "fuzz") {
+            precondition(h.width == image.width && h.height == image.height && h.channels == image.channels,
+                         "FITS header disagrees with decode")
         }
     } catch is StackerError {
         // Refused with a reason: fine.
@@ -100,6 +113,14 @@ func fuzzOneInput(_ bytes: [UInt8]) {
     case .png:
         do { _ = try PNGCodec.header(bytes, path: "fuzz") } catch is StackerError {} catch {
             preconditionFailure("PNG header threw a non-StackerError: \(error)")
+        }
+    case .tiff:
+        do { _ = try TIFFCodec.header(bytes, path: "fuzz") } catch is StackerError {} catch {
+            preconditionFailure("TIFF header threw a non-StackerError: \(error)")
+        }
+    case .fits:
+        do { _ = try FITSCodec.header(bytes, path: "fuzz") } catch is StackerError {} catch {
+            preconditionFailure("FITS header threw a non-StackerError: \(error)")
         }
     case nil:
         break
@@ -123,5 +144,22 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         precondition(EXIF.payload(inJPEG: withExif) == bytes, "EXIF insert/payload round trip lost data")
     } else {
         precondition(withExif == fuzzBareJPEG, "EXIF.insert should have left the JPEG unchanged")
+    }
+}
+
+/// A decoded FITS image written again as 32-bit float with its keywords
+/// must read back with the same pixels and every keyword the encoder
+/// accepts (name, printable value, kind).
+func fitsRoundTrip(_ decoded: DecodedImage) {
+    do {
+        let again = try ImageFile.decode(bytes: ImageFile.encode(decoded.image, format: .fits,
+                                                                 options: EncodeOptions(bitDepth: 32, keywords: decoded.keywords)),
+                                         path: "fuzz-again", maxPixels: fuzzMaxPixels)
+        precondition(again.image == decoded.image, "FITS float round trip changed the pixels")
+        func summary(_ k: [FITSKeyword]) -> [String] { k.map { "\($0.name)=\(FITSKeyword.printable($0.value)) \($0.kind)" } }
+        precondition(summary(again.keywords) == summary(decoded.keywords.filter { $0.card != nil }),
+                     "FITS keywords changed: \(summary(decoded.keywords)) → \(summary(again.keywords))")
+    } catch {
+        preconditionFailure("re-encoding a decoded FITS image failed: \(error)")
     }
 }

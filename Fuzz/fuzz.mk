@@ -1,6 +1,6 @@
 # Fuzzing and AddressSanitizer targets (included by the Makefile).
 #
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png"]
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits"]
 #       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each format
 #       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<format>, writes
 #       crash/timeout/leak inputs to fuzz-out/, exits 1 if anything was found.
@@ -19,7 +19,7 @@
 
 SWIFTC        ?= swiftc
 FUZZ_SECONDS  ?= 60
-FUZZ_FORMATS  ?= jpeg png
+FUZZ_FORMATS  ?= jpeg png tiff fits
 FUZZ_MAX_LEN  ?= 65536
 FUZZ_DIR      := .build/fuzz
 FUZZ_OUT      := fuzz-out
@@ -32,8 +32,8 @@ FUZZ_STK_SRC  := $(shell find Sources/Stacker -name '*.swift' | LC_ALL=C sort)
 FUZZ_HARNESS  := Fuzz/FuzzHarness.swift
 
 # C modules: -I on the folders holding module.modulemap, plus pkg-config.
-FUZZ_PKGS     := libturbojpeg libpng fftw3f openblas
-FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CFFTW -I Sources/CBLAS -I Sources/CMalloc
+FUZZ_PKGS     := libturbojpeg libpng libtiff-4 cfitsio fftw3f openblas
+FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CFITSIO -I Sources/CFFTW -I Sources/CBLAS -I Sources/CMalloc
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
 FUZZ_SWIFTFLAGS := -use-ld=lld -swift-version 6 -parse-as-library -O -g -enforce-exclusivity=checked
@@ -53,7 +53,7 @@ $(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG
 	  -emit-module -emit-module-path $(FUZZ_DIR)/mods/Registration.swiftmodule \
 	  -c -o $(FUZZ_DIR)/Registration.o $(FUZZ_REG_SRC)
 
-$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CFITSIO/shim.h Fuzz/fuzz.mk
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Stacker \
 	  -I $(FUZZ_DIR)/mods $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
 	  $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o \

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Regenerates the committed seed corpus Fuzz/corpus/{jpeg,png}/.
+"""Regenerates the committed seed corpus Fuzz/corpus/{jpeg,png,tiff,fits}/.
 
-Run by hand (python3 + ImageMagick `convert`), never by `make fuzz`:
-    python3 Fuzz/make-seeds.py
+Run by hand, never by `make fuzz`:
+    python3 Fuzz/make-seeds.py              # every format (JPEG and PNG need ImageMagick `convert`)
+    python3 Fuzz/make-seeds.py tiff fits    # only those (plain python3)
 Tiny valid files of every layout the decoders handle, plus slightly broken
-variants (truncated, bad CRC, lying headers, malformed EXIF).
+variants (truncated, bad CRC, lying headers, malformed EXIF / IFDs / cards).
 """
-import os, struct, subprocess, tempfile, zlib
+import os, struct, subprocess, sys, tempfile, zlib
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 JPEG = os.path.join(ROOT, "corpus", "jpeg")
 PNG = os.path.join(ROOT, "corpus", "png")
+TIFF = os.path.join(ROOT, "corpus", "tiff")
+FITS = os.path.join(ROOT, "corpus", "fits")
 
 
 def write(folder, name, data):
@@ -156,6 +159,167 @@ def png_seeds():
     write(PNG, "palette-missing.png", SIG + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 3, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(b"\0\1\2\3\4" * 4)) + chunk(b"IEND", b""))
 
 
+# ---------------------------------------------------------------- TIFF
+def packbits(data):
+    """PackBits with literal runs only (valid, if not compact)."""
+    out = b""
+    for i in range(0, len(data), 128):
+        chunk = data[i:i + 128]
+        out += bytes([len(chunk) - 1]) + chunk
+    return out
+
+
+def tiff_file(w, h, spp, bits, photometric, samples=None, fmt=1, planar=1, tile=None, rps=None,
+              order="II", compression=1, predictor=1, extra=None, size=None, colormap=False):
+    """A TIFF with one IFD. samples[s][y*w+x] are raw values (floats for fmt 3)."""
+    e = "<" if order == "II" else ">"
+    if samples is None:
+        samples = [[(x * 37 + y * 11 + s * 101) % (1 << min(bits, 16)) for y in range(h) for x in range(w)] for s in range(spp)]
+    code = {8: "B", 16: "H", 32: "f" if fmt == 3 else "I"}.get(bits)
+    separate = planar == 2
+    per = 1 if separate else spp
+    cw, ch = tile or (w, rps or h)
+    across, down = (w + cw - 1) // cw, (h + ch - 1) // ch
+    out = bytearray(order.encode() + struct.pack(e + "HI", 42, 0))
+    offsets, counts = [], []
+    for plane in range(spp if separate else 1):
+        for idx in range(across * down):
+            x0, y0 = (idx % across) * cw, (idx // across) * ch
+            rows = ch if tile else min(ch, h - y0)
+            if code is None:
+                raw = bytes((cw * per * bits + 7) // 8 * rows)
+            else:
+                vals = []
+                for y in range(y0, y0 + rows):
+                    row = []
+                    for x in range(x0, x0 + cw):
+                        for k in range(per):
+                            sample = plane if separate else k
+                            row.append(samples[sample][y * w + x] if x < w and y < h else 0)
+                    if predictor == 2:
+                        row = [row[i] if i < per else (row[i] - row[i - per]) % (1 << bits) for i in range(len(row))]
+                    vals += row
+                raw = struct.pack(e + code * len(vals), *vals)
+            data = zlib.compress(raw) if compression == 8 else packbits(raw) if compression == 32773 else raw
+            offsets.append(len(out))
+            counts.append(len(data))
+            out += data
+    if len(out) % 2:
+        out += b"\0"
+    sw, sh = size or (w, h)
+    entries = [(256, 4, [sw]), (257, 4, [sh]), (258, 3, [bits] * spp), (259, 3, [compression]),
+               (262, 3, [photometric]), (277, 3, [spp]), (284, 3, [planar]), (339, 3, [fmt] * spp)]
+    if predictor != 1:
+        entries.append((317, 3, [predictor]))
+    if tile:
+        entries += [(322, 4, [tile[0]]), (323, 4, [tile[1]]), (324, 4, offsets), (325, 4, counts)]
+    else:
+        entries += [(273, 4, offsets), (278, 4, [ch]), (279, 4, counts)]
+    if colormap:
+        entries.append((320, 3, [0x8000] * (3 << bits)))
+    if extra:
+        entries.append((338, 3, extra))
+    entries.sort()
+    ifd = len(out)
+    out[4:8] = struct.pack(e + "I", ifd)
+    extra_start = ifd + 2 + 12 * len(entries) + 4
+    blob = b""
+    out += struct.pack(e + "H", len(entries))
+    for tag, typ, vals in entries:
+        c = "H" if typ == 3 else "I"
+        packed = struct.pack(e + c * len(vals), *vals)
+        if len(packed) <= 4:
+            out += struct.pack(e + "HHI", tag, typ, len(vals)) + packed + b"\0" * (4 - len(packed))
+        else:
+            out += struct.pack(e + "HHII", tag, typ, len(vals), extra_start + len(blob))
+            blob += packed
+    return bytes(out + struct.pack(e + "I", 0) + blob)
+
+
+def tiff_seeds():
+    write(TIFF, "gray8-strips-9x7.tif", tiff_file(9, 7, 1, 8, 1, rps=3))
+    write(TIFF, "rgb16-deflate-pred-8x6.tif", tiff_file(8, 6, 3, 16, 2, compression=8, predictor=2, rps=2))
+    write(TIFF, "rgb8-packbits-7x5.tif", tiff_file(7, 5, 3, 8, 2, compression=32773))
+    write(TIFF, "rgba16-separate-6x4.tif", tiff_file(6, 4, 4, 16, 2, planar=2, extra=[2], rps=3))
+    write(TIFF, "graya8-tiled-20x18.tif", tiff_file(20, 18, 2, 8, 1, tile=(16, 16), extra=[1]))
+    write(TIFF, "float32-mm-tiled-5x3.tif", tiff_file(5, 3, 1, 32, 1, fmt=3, tile=(16, 16), order="MM",
+                                                      samples=[[i / 7 - 0.5 for i in range(15)]]))
+    write(TIFF, "rgb8-deflate-tiled-separate-17x17.tif", tiff_file(17, 17, 3, 8, 2, planar=2, tile=(16, 16), compression=8))
+    write(TIFF, "rgb16-mm-4x4.tif", tiff_file(4, 4, 3, 16, 2, order="MM"))
+    # Refused layouts.
+    write(TIFF, "palette8.tif", tiff_file(4, 4, 1, 8, 3, colormap=True))
+    write(TIFF, "cmyk8.tif", tiff_file(4, 4, 4, 8, 5))
+    write(TIFF, "bits1.tif", tiff_file(8, 2, 1, 1, 1))
+    write(TIFF, "bits12.tif", tiff_file(4, 2, 1, 12, 1))
+    write(TIFF, "signed16.tif", tiff_file(4, 4, 1, 16, 1, fmt=2))
+    # Broken.
+    good = tiff_file(8, 6, 3, 16, 2, compression=8, predictor=2, rps=2)
+    write(TIFF, "truncated-half.tif", good[: len(good) // 2])
+    write(TIFF, "header-only.tif", good[:8])
+    bogus = bytearray(good)
+    bogus[4:8] = struct.pack("<I", 0x7FFFFF00)
+    write(TIFF, "ifd-bogus-offset.tif", bytes(bogus))
+    write(TIFF, "bomb-100000.tif", tiff_file(4, 3, 1, 8, 1, size=(100000, 100000)))
+    write(TIFF, "zero-width.tif", tiff_file(4, 3, 1, 8, 1, size=(0, 3)))
+    tiled = tiff_file(4, 4, 1, 8, 1, tile=(16, 16))
+    write(TIFF, "tile-huge.tif", tiled.replace(struct.pack("<HHII", 322, 4, 1, 16), struct.pack("<HHII", 322, 4, 1, 16 << 16)))
+    plain = tiff_file(6, 4, 1, 8, 1)
+    write(TIFF, "strip-count-lie.tif", plain.replace(struct.pack("<HHII", 279, 4, 1, 24), struct.pack("<HHII", 279, 4, 1, 0x7FFFFFF0)))
+    write(TIFF, "strip-offset-past-end.tif", plain.replace(struct.pack("<HHII", 273, 4, 1, 8), struct.pack("<HHII", 273, 4, 1, 0x10000)))
+
+
+# ---------------------------------------------------------------- FITS
+def card(name, value=None, comment=None):
+    text = name.ljust(8) if value is None else name.ljust(8) + "= " + str(value).rjust(20)
+    if comment:
+        text += " / " + comment
+    return text[:80].ljust(80)
+
+
+def fits_file(bitpix, axes, data=b"", extra=(), end=True, pad=True):
+    cards = [card("SIMPLE", "T"), card("BITPIX", bitpix), card("NAXIS", len(axes))]
+    cards += [card("NAXIS%d" % (i + 1), n) for i, n in enumerate(axes)]
+    cards += list(extra)
+    if end:
+        cards.append("END".ljust(80))
+    head = "".join(cards).encode()
+    if pad:
+        head += b" " * (-len(head) % 2880)
+        data += b"\0" * (-len(data) % 2880)
+    return head + data
+
+
+def fits_seeds():
+    n = 6 * 4
+    write(FITS, "gray8-6x4.fits", fits_file(8, [6, 4], bytes(range(0, 240, 10))))
+    u16 = struct.pack(">" + "h" * n, *[(i * 2731) - 32768 for i in range(n)])
+    write(FITS, "gray16-bzero-6x4.fits", fits_file(16, [6, 4], u16, [card("BZERO", 32768), card("BSCALE", 1)]))
+    write(FITS, "rgb16-bzero-6x4x3.fits", fits_file(16, [6, 4, 3], u16 * 3, [card("BZERO", 32768)]))
+    write(FITS, "float32-rgb-3x2x3.fits", fits_file(-32, [3, 2, 3], struct.pack(">" + "f" * 18, *[i / 9 - 0.5 for i in range(18)])))
+    write(FITS, "float64-3x2.fits", fits_file(-64, [3, 2], struct.pack(">" + "d" * 6, 0.5, 1, 1.5, 2, -1, 0)))
+    write(FITS, "int32-bzero-3x2.fits", fits_file(32, [3, 2], struct.pack(">" + "i" * 6, -2**31, 2**31 - 1, 0, 5, 6, 7), [card("BZERO", 2147483648)]))
+    write(FITS, "signed16-3x2.fits", fits_file(16, [3, 2], struct.pack(">" + "h" * 6, -32768, -1, 0, 1, 32767, 100)))
+    write(FITS, "naxis3-1-3x2x1.fits", fits_file(8, [3, 2, 1], bytes(6)))
+    keys = [card("EXPTIME", "300.", "[s]"), card("DATE-OBS", "'2024-03-01T22:14:05'"), card("OBJECT", "'M 31 ''And'''"),
+            card("GAIN", 100), card("CCD-TEMP", "-10.5"), card("XBINNING", 2), card("FILTER", "'Ha      '")]
+    write(FITS, "keywords-gray16-4x4.fits", fits_file(16, [4, 4], bytes(32), [card("BZERO", 32768)] + keys))
+    # Refused / broken.
+    good = fits_file(16, [6, 4, 3], u16 * 3, [card("BZERO", 32768)])
+    write(FITS, "truncated-data.fits", good[: 2880 + 50])
+    write(FITS, "truncated-header.fits", good[:500])
+    write(FITS, "naxis0.fits", fits_file(16, []))
+    write(FITS, "naxis3-5.fits", fits_file(16, [4, 4, 5], bytes(160)))
+    write(FITS, "naxis1.fits", fits_file(16, [4], bytes(8)))
+    write(FITS, "bomb-100000.fits", fits_file(16, [100000, 100000], bytes(64)))
+    write(FITS, "no-end.fits", fits_file(8, [2, 2], bytes(4), end=False))
+    write(FITS, "bitpix64.fits", fits_file(64, [2, 2], bytes(32)))
+    write(FITS, "bitpix-bad.fits", fits_file(12, [2, 2], bytes(8)))
+    write(FITS, "naxis1-negative.fits", fits_file(8, [-3, 2], bytes(8)))
+    write(FITS, "unpadded-4x4.fits", fits_file(8, [4, 4], bytes(16), pad=False))
+
+
+SEEDS = {"jpeg": jpeg_seeds, "png": png_seeds, "tiff": tiff_seeds, "fits": fits_seeds}
+
 if __name__ == "__main__":
-    jpeg_seeds()
-    png_seeds()
+    for name in sys.argv[1:] or list(SEEDS):
+        SEEDS[name]()

@@ -17,10 +17,10 @@ struct StackCommand {
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
-                   help: "output .jpg/.jpeg or .png (default: stacked.<ext of first frame>, never replacing a file)"),
+                   help: "output .jpg/.jpeg, .png, .tif/.tiff or .fits/.fit/.fts (default: stacked.<ext of first frame>, never replacing a file)"),
         OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG quality (default: 95)"),
-        OptionSpec(names: ["--depth"], valueName: "8|16",
-                   help: "PNG bits per sample (default: that of the reference frame)"),
+        OptionSpec(names: ["--depth"], valueName: "8|16|32f",
+                   help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: the reference frame's, or the nearest the output format has)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
         OptionSpec(names: ["--weights"], valueName: "equal|auto",
                    help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
@@ -71,7 +71,7 @@ struct StackCommand {
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG or PNG), at least two")], width: optionsWidth))
+        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF or FITS), at least two")], width: optionsWidth))
         OPTIONS:
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
@@ -143,8 +143,8 @@ struct StackCommand {
             s.quality = q
         }
         if let v = args["--depth"] {
-            guard let d = Int(v), d == 8 || d == 16 else {
-                throw UsageError(description: "--depth needs 8 or 16, got '\(v)'")
+            guard let d = ["8": 8, "16": 16, "32f": 32][v] else {
+                throw UsageError(description: "--depth needs 8, 16 or 32f, got '\(v)'")
             }
             s.depth = d
         }
@@ -203,11 +203,9 @@ struct StackCommand {
         if let v = args["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
             guard let format = ImageFormat.fromExtension(of: v) else {
-                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg or .png)")
+                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
             }
-            if format == .jpeg, s.depth == 16 {
-                throw UsageError(description: "--depth 16 needs a .png output; JPEG is 8-bit")
-            }
+            try checkDepth(s.depth, format: format)
             s.output = v
         }
         if let v = args["--report"] {
@@ -216,10 +214,23 @@ struct StackCommand {
         }
         s.inputs = args.positionals
         guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
+        if s.output == nil {
+            try checkDepth(s.depth, format: ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
+        }
         guard s.options.referenceIndex < s.inputs.count else {
             throw UsageError(description: "--reference \(s.options.referenceIndex) is out of range: \(s.inputs.count) frame(s) given (indices 0…\(s.inputs.count - 1))")
         }
         return .run(s)
+    }
+
+    /// Refuses a `--depth` the output format cannot hold (16 needs PNG, TIFF
+    /// or FITS; 32f needs TIFF or FITS).
+    static func checkDepth(_ depth: Int?, format: ImageFormat) throws {
+        guard let depth, !format.bitDepths.contains(depth) else { return }
+        if depth == 32 {
+            throw UsageError(description: "--depth 32f needs a .tif, .tiff or .fits output (float samples)")
+        }
+        throw UsageError(description: "--depth \(depth) needs a .png, .tif, .tiff or .fits output; JPEG is 8-bit")
     }
 }
 

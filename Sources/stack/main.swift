@@ -68,8 +68,9 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     let start = ContinuousClock.now
     let format = ImageFormat.fromExtension(of: output) ?? .jpeg
     var encode = EncodeOptions(quality: settings.quality)
-    encode.bitDepth = format == .png ? (settings.depth ?? result.referenceBitDepth) : 8
+    encode.bitDepth = format.bitDepth(nearestTo: settings.depth ?? result.referenceBitDepth)
     encode.exif = format == .jpeg ? result.referenceExif : nil
+    encode.keywords = format == .fits ? result.referenceKeywords : []
     try ImageFile.write(result.image, to: output, options: encode)
     let d = ContinuousClock.now - start
     result.timings.encode = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18

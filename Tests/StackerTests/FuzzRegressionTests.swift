@@ -3,7 +3,7 @@ import Testing
 import Registration
 @testable import Stacker
 
-/// Replays the fuzzing seed corpus (`Fuzz/corpus/{jpeg,png}/`) and every
+/// Replays the fuzzing seed corpus (`Fuzz/corpus/{jpeg,png,tiff,fits}/`) and every
 /// input the fuzzer ever found a problem with (`Fuzz/regressions/`) through
 /// the decoders. See docs/fuzzing.md.
 @Suite("Fuzz regressions")
@@ -57,6 +57,8 @@ struct FuzzRegressionTests {
         let pngs = Self.corpus.filter { $0.path.contains("/corpus/png/") }
         #expect(jpegs.count >= 10)
         #expect(pngs.count >= 10)
+        #expect(Self.corpus.filter { $0.path.contains("/corpus/tiff/") }.count >= 10)
+        #expect(Self.corpus.filter { $0.path.contains("/corpus/fits/") }.count >= 10)
         let total = try Self.corpus.reduce(0) { $0 + (try Data(contentsOf: $1)).count }
         #expect(total < 200_000, "keep the committed corpus under ~200 KB")
     }
@@ -73,7 +75,7 @@ struct FuzzRegressionTests {
         }
         #expect(width > 0 && height > 0 && width * height <= Self.maxPixels)
         #expect(channels == 1 || channels == 3)
-        #expect(bitDepth == 8 || bitDepth == 16)
+        #expect([8, 16, 32].contains(bitDepth))
         #expect((1...8).contains(orientation))
         // The header-only path must agree with what decoding produced.
         let header = try ImageFile.readHeader(url.path)
@@ -112,6 +114,26 @@ struct FuzzRegressionTests {
         "png/truncated-idat.png": .refused("truncated PNG data"),
         "png/idat-crc.png": .refused("PNG CRC error in chunk IDAT"),
         "png/ihdr-bomb.png": .refused("the image is 100000×100000 pixels, more than the limit of 4.194304 megapixels"),
+        "tiff/gray8-strips-9x7.tif": .decoded(width: 9, height: 7, channels: 1, bitDepth: 8, orientation: 1),
+        "tiff/rgb16-deflate-pred-8x6.tif": .decoded(width: 8, height: 6, channels: 3, bitDepth: 16, orientation: 1),
+        "tiff/rgb8-packbits-7x5.tif": .decoded(width: 7, height: 5, channels: 3, bitDepth: 8, orientation: 1),
+        "tiff/rgba16-separate-6x4.tif": .decoded(width: 6, height: 4, channels: 3, bitDepth: 16, orientation: 1),
+        "tiff/graya8-tiled-20x18.tif": .decoded(width: 20, height: 18, channels: 1, bitDepth: 8, orientation: 1),
+        "tiff/float32-mm-tiled-5x3.tif": .decoded(width: 5, height: 3, channels: 1, bitDepth: 32, orientation: 1),
+        "tiff/rgb8-deflate-tiled-separate-17x17.tif": .decoded(width: 17, height: 17, channels: 3, bitDepth: 8, orientation: 1),
+        "tiff/palette8.tif": .refused("palette (indexed colour) TIFF files are not supported"),
+        "tiff/cmyk8.tif": .refused("CMYK TIFF files are not supported"),
+        "tiff/signed16.tif": .refused("signed integer TIFF samples are not supported"),
+        "tiff/bomb-100000.tif": .refused("the image is 100000×100000 pixels, more than the limit of 4.194304 megapixels"),
+        "fits/gray16-bzero-6x4.fits": .decoded(width: 6, height: 4, channels: 1, bitDepth: 16, orientation: 1),
+        "fits/rgb16-bzero-6x4x3.fits": .decoded(width: 6, height: 4, channels: 3, bitDepth: 16, orientation: 1),
+        "fits/float32-rgb-3x2x3.fits": .decoded(width: 3, height: 2, channels: 3, bitDepth: 32, orientation: 1),
+        "fits/float64-3x2.fits": .decoded(width: 3, height: 2, channels: 1, bitDepth: 32, orientation: 1),
+        "fits/naxis3-1-3x2x1.fits": .decoded(width: 3, height: 2, channels: 1, bitDepth: 8, orientation: 1),
+        "fits/truncated-data.fits": .refused("truncated FITS data"),
+        "fits/naxis0.fits": .refused("the FITS file has no primary image (NAXIS = 0)"),
+        "fits/naxis3-5.fits": .refused("a FITS cube with NAXIS3 = 5 is not supported (need 1 or 3 planes)"),
+        "fits/bomb-100000.fits": .refused("the image is 100000×100000 pixels, more than the limit of 4.194304 megapixels"),
     ]
 
     @Test("named seeds decode to their stated size, or are refused for their stated reason",

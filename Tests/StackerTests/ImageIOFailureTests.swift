@@ -22,7 +22,7 @@ struct ImageIOFailureTests {
         #expect(unreadableReason { _ = try ImageFile.decode(bytes: []) } == "the file is empty")
         var rng = SeededRandom(seed: 7)
         let random = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        #expect(unreadableReason { _ = try ImageFile.decode(bytes: random) } == "not a JPEG or PNG file")
+        #expect(unreadableReason { _ = try ImageFile.decode(bytes: random) } == "not a JPEG, PNG, TIFF or FITS file")
 
         let jpeg = try ImageFile.encode(IOFixtures.smooth(width: 64, height: 64, channels: 3, seed: 1), format: .jpeg)
         #expect(unreadableReason { _ = try ImageFile.decode(bytes: Array(jpeg.prefix(jpeg.count / 2))) } == "truncated JPEG data")
@@ -44,8 +44,8 @@ struct ImageIOFailureTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var rng = SeededRandom(seed: 8)
         try AtomicFile.write((0..<1000).map { _ in UInt8.random(in: 0...255, using: &rng) }, to: folder + "/noise.jpg")
-        #expect(unreadableReason { _ = try ImageFile.read(folder + "/noise.jpg") } == "not a JPEG or PNG file")
-        #expect(unreadableReason { _ = try ImageFile.readHeader(folder + "/noise.jpg") } == "not a JPEG or PNG file")
+        #expect(unreadableReason { _ = try ImageFile.read(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF or FITS file")
+        #expect(unreadableReason { _ = try ImageFile.readHeader(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF or FITS file")
         #expect(unreadableReason { _ = try ImageFile.read(folder + "/missing.jpg") }?.hasPrefix("cannot open the file") == true)
         #expect(unreadableReason { _ = try ImageFile.read(folder) } == "is a folder, not an image file")
     }
@@ -106,8 +106,8 @@ struct ImageIOFailureTests {
         }
         let two = Image(width: 8, height: 8, channels: 2)
         #expect(throws: StackerError.self) { _ = try ImageFile.encode(two, format: .png) }
-        #expect(throws: StackerError.invalidInput(path: "out.tif", reason: "unsupported output format (use .jpg, .jpeg or .png)")) {
-            try ImageFile.write(image, to: "out.tif")
+        #expect(throws: StackerError.invalidInput(path: "out.bmp", reason: "unsupported output format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")) {
+            try ImageFile.write(image, to: "out.bmp")
         }
     }
 

@@ -45,6 +45,39 @@ enum IOFixtures {
         return (Float(sum / Double(a.pixelCount * a.channels)), worst)
     }
 
+    /// Random samples uniform in `range` (outside 0…1 too), for float formats.
+    static func randomFloats(width: Int, height: Int, channels: Int, in range: ClosedRange<Float>, seed: UInt64) -> Image {
+        var rng = SeededRandom(seed: seed)
+        let planes = (0..<channels).map { _ in
+            Plane(width: width, height: height, pixels: (0..<(width * height)).map { _ in Float.random(in: range, using: &rng) })
+        }
+        return Image(width: width, height: height, planes: planes)
+    }
+
+    /// The largest difference between the samples of `a` and `b` in units of
+    /// one float epsilon relative to the sample (at least 1): ≤ 1 means the
+    /// two agree "within float epsilon".
+    static func epsilons(_ a: Image, _ b: Image) -> Float {
+        var worst: Float = 0
+        for (pa, pb) in zip(a.planes, b.planes) {
+            for (x, y) in zip(pa.pixels, pb.pixels) { worst = max(worst, abs(x - y) / (Float.ulpOfOne * max(1, abs(x)))) }
+        }
+        return worst
+    }
+
+    /// The path and reason of the `StackerError.unreadable` that `body`
+    /// throws; nil when it does not throw.
+    static func unreadable(_ body: () throws -> Void) -> (path: String, reason: String)? {
+        do {
+            try body()
+            return nil
+        } catch let StackerError.unreadable(path, reason) {
+            return (path, reason)
+        } catch {
+            return ("?", "unexpected error \(error)")
+        }
+    }
+
     /// A TIFF block with IFD0 holding Make, Model (ASCII) and Orientation
     /// (SHORT), in either byte order.
     static func tiff(orientation: Int, littleEndian: Bool, make: String = "TestCam", model: String = "Model X-1") -> [UInt8] {

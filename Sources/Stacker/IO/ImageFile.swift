@@ -4,6 +4,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg
     /// PNG (8- or 16-bit, libpng).
     case png
+    /// TIFF (8- or 16-bit integer, 32-bit float; libtiff).
+    case tiff
+    /// FITS (BITPIX 8, 16, 32, -32, -64; cfitsio).
+    case fits
 
     /// The format named by a path's extension (case-insensitive), or nil.
     public static func fromExtension(of path: String) -> ImageFormat? {
@@ -12,37 +16,71 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         switch name[name.index(after: dot)...].lowercased() {
         case "jpg", "jpeg": return .jpeg
         case "png": return .png
+        case "tif", "tiff": return .tiff
+        case "fits", "fit", "fts": return .fits
         default: return nil
         }
     }
 
     /// The format announced by the first bytes of a file (its "magic"), or nil.
-    /// JPEG: `FF D8 FF`; PNG: the 8-byte PNG signature.
+    /// JPEG: `FF D8 FF`; PNG: the 8-byte PNG signature; TIFF: `II*\0` or
+    /// `MM\0*` (BigTIFF: `II+\0`, `MM\0+`); FITS: `SIMPLE  =`.
     public static func fromMagic(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF { return .jpeg }
         if bytes.count >= 8 && bytes[0..<8].elementsEqual(PNGCodec.signature) { return .png }
+        if TIFFCodec.hasMagic(bytes) { return .tiff }
+        if FITSCodec.hasMagic(bytes) { return .fits }
         return nil
     }
+
+    /// The extensions `fromExtension` knows, for messages.
+    static let extensionList = ".jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts"
+
+    /// Bits per sample this format can write: JPEG 8; PNG 8, 16; TIFF and
+    /// FITS 8, 16, 32 (32-bit float).
+    public var bitDepths: [Int] {
+        switch self {
+        case .jpeg: return [8]
+        case .png: return [8, 16]
+        case .tiff, .fits: return [8, 16, 32]
+        }
+    }
+
+    /// `depth` when this format can write it, else the nearest depth it can
+    /// (32 → 16 for PNG, anything → 8 for JPEG).
+    public func bitDepth(nearestTo depth: Int) -> Int {
+        bitDepths.min { abs($0 - depth) < abs($1 - depth) } ?? 8
+    }
+
+    /// The formats `fromMagic` knows, for messages.
+    static let nameList = "a JPEG, PNG, TIFF or FITS file"
 }
 
 /// A decoded file: pixels plus what we carry through to the output.
 public struct DecodedImage: Sendable {
     /// Pixels, already turned upright by the EXIF orientation.
     public var image: Image
-    /// Bits per sample in the file (8 or 16).
+    /// Bits per sample in the file: 8, 16, or 32. 32 means samples that need
+    /// more than 16 bits: 32-bit float (TIFF, FITS BITPIX -32 / -64) or
+    /// FITS 32-bit integer; outputs write it as 32-bit float.
     public var bitDepth: Int
     /// The EXIF orientation tag found in the file (1…8; 1 when absent).
     public var orientation: Int
     /// The raw EXIF payload (the TIFF block after `Exif\0\0`) with its
     /// orientation reset to 1, or nil when the file has none.
     public var exif: [UInt8]?
+    /// FITS header keywords worth carrying to the output (EXPTIME, DATE-OBS,
+    /// OBJECT, …; see `FITSKeyword`); empty for other formats.
+    public var keywords: [FITSKeyword]
 
     /// Creates a decoded image record.
-    public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil) {
+    public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
+                keywords: [FITSKeyword] = []) {
         self.image = image
         self.bitDepth = bitDepth
         self.orientation = orientation
         self.exif = exif
+        self.keywords = keywords
     }
 }
 
@@ -51,30 +89,40 @@ public struct EncodeOptions: Sendable {
     /// JPEG quality 1…100. Quality ≥ 90 encodes chroma at full resolution
     /// (4:4:4), below 90 at quarter resolution (4:2:0).
     public var quality: Int
-    /// Bits per sample for formats that allow a choice (PNG: 16 when this is
-    /// 16, else 8). JPEG is always 8-bit.
+    /// Bits per sample for formats that allow a choice: 8, 16, or 32 =
+    /// 32-bit float. TIFF and FITS: 8, 16 or 32 (anything else is invalid
+    /// input). PNG: 16 when this is 16 or 32 (PNG has no float samples, so
+    /// 32 falls back to the nearest depth it has), else 8. JPEG is always 8-bit.
     public var bitDepth: Int
     /// EXIF payload (TIFF block) to embed in the output, or nil. JPEG: an
     /// APP1 segment right after SOI (dropped when larger than the 65 527
-    /// bytes a segment can hold); PNG: an eXIf chunk.
+    /// bytes a segment can hold); PNG: an eXIf chunk. TIFF and FITS ignore it.
     public var exif: [UInt8]?
+    /// FITS header keywords to write after the structural ones; structural
+    /// names (SIMPLE, BITPIX, NAXIS…, BZERO, BSCALE, EXTEND, …) and malformed
+    /// keywords are skipped. Other formats ignore them.
+    public var keywords: [FITSKeyword]
 
-    /// Settings with the documented defaults (quality 95, 8-bit, no EXIF).
-    public init(quality: Int = 95, bitDepth: Int = 8, exif: [UInt8]? = nil) {
+    /// Settings with the documented defaults (quality 95, 8-bit, no EXIF, no keywords).
+    public init(quality: Int = 95, bitDepth: Int = 8, exif: [UInt8]? = nil, keywords: [FITSKeyword] = []) {
         self.quality = quality
         self.bitDepth = bitDepth
         self.exif = exif
+        self.keywords = keywords
     }
 }
 
 /// Reading and writing image files (JPEG through TurboJPEG, PNG through
-/// libpng). All functions are thread-safe; each call uses its own codec state.
+/// libpng, TIFF through libtiff, FITS through cfitsio). All functions are
+/// thread-safe; each call uses its own codec state.
 ///
 /// Reading detects the format from the file's first bytes, not its name.
-/// Samples become `Float` in 0…1 (file value / 255 or / 65535), planar, 1
-/// plane for gray files and 3 (R, G, B) otherwise; alpha is dropped, palettes
-/// and 1/2/4-bit gray are expanded. A JPEG's EXIF orientation is applied so
-/// the image is upright.
+/// Integer samples become `Float` in 0…1 (file value / 255 or / 65535),
+/// float samples (TIFF, FITS) are kept as stored; planar, 1 plane for gray
+/// files and 3 (R, G, B) otherwise; alpha is dropped, palettes and 1/2/4-bit
+/// gray PNG are expanded. A JPEG's EXIF orientation is applied so the image
+/// is upright; FITS rows are flipped (FITS stores the bottom row first).
+/// See `TIFFCodec` and `FITSCodec` for what those formats accept.
 ///
 /// Decisions:
 /// - CMYK / YCCK JPEG files are refused ("CMYK JPEG files are not supported"):
@@ -95,8 +143,8 @@ public enum ImageFile: Sendable {
     /// 65 535 × 65 535 JPEG header.
     public static let defaultMaxPixels = 500_000_000
 
-    /// Reads and decodes the image at `path` (JPEG or PNG, detected from the
-    /// file's first bytes).
+    /// Reads and decodes the image at `path` (JPEG, PNG, TIFF or FITS,
+    /// detected from the file's first bytes).
     /// - Parameter maxPixels: refuse images with more than this many pixels
     ///   (width × height), checked before the pixels are allocated.
     /// - Throws: `StackerError.unreadable` naming `path`.
@@ -105,7 +153,7 @@ public enum ImageFile: Sendable {
         return try decode(bytes: bytes, path: path, maxPixels: maxPixels)
     }
 
-    /// Decodes a JPEG or PNG file held in memory.
+    /// Decodes a JPEG, PNG, TIFF or FITS file held in memory.
     /// - Parameters:
     ///   - bytes: the whole file.
     ///   - path: the name used in errors.
@@ -122,8 +170,13 @@ public enum ImageFile: Sendable {
         case .png:
             let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
             return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+        case .tiff:
+            let decoded = try TIFFCodec.decode(bytes, path: path, maxPixels: maxPixels)
+            return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+        case .fits:
+            return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
         case nil:
-            throw StackerError.unreadable(path: path, reason: "not a JPEG or PNG file")
+            throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
         }
     }
 
@@ -152,8 +205,26 @@ public enum ImageFile: Sendable {
         case .png:
             let h = try PNGCodec.header(prefix, path: path)
             return (h.width, h.height, h.channels)
+        case .tiff:
+            // The first directory may sit anywhere, often after the pixels.
+            let h = try withWholeFile(path, prefix: prefix, prefixSize: prefixSize) { try TIFFCodec.header($0, path: path) }
+            return (h.width, h.height, h.channels)
+        case .fits:
+            let h = try withWholeFile(path, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
+            return (h.width, h.height, h.channels)
         case nil:
-            throw StackerError.unreadable(path: path, reason: "not a JPEG or PNG file")
+            throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
+        }
+    }
+
+    /// `parse(prefix)`, or, when that fails and the prefix may have cut the
+    /// file short, `parse` of the whole file.
+    private static func withWholeFile<T>(_ path: String, prefix: [UInt8], prefixSize: Int,
+                                         _ parse: ([UInt8]) throws -> T) throws -> T {
+        do {
+            return try parse(prefix)
+        } catch where prefix.count == prefixSize {
+            return try parse(try FileBytes.read(path))
         }
     }
 
@@ -161,7 +232,9 @@ public enum ImageFile: Sendable {
     /// clamped, NaN becomes 0) into the bytes of a file of `format`.
     /// JPEG: 8-bit, `options.quality`, 4:4:4 chroma at quality ≥ 90 else
     /// 4:2:0, a gray image gives a grayscale JPEG. PNG: 16-bit when
-    /// `options.bitDepth == 16`, else 8-bit.
+    /// `options.bitDepth` is 16 or 32, else 8-bit. TIFF (deflate) and FITS:
+    /// `options.bitDepth` 8, 16 or 32 (float, values not clamped); FITS also
+    /// writes `options.keywords`.
     /// - Throws: `StackerError.invalidInput` for an image or option the format
     ///   cannot take, `StackerError.writeFailed` when the encoder fails (both
     ///   with an empty path).
@@ -170,13 +243,14 @@ public enum ImageFile: Sendable {
     }
 
     /// Encodes and atomically writes `image` to `path`; the format comes from
-    /// the extension (`.jpg`/`.jpeg`, `.png`). An existing file is replaced
+    /// the extension (`.jpg`/`.jpeg`, `.png`, `.tif`/`.tiff`,
+    /// `.fits`/`.fit`/`.fts`). An existing file is replaced
     /// only once the new one is complete on disk.
     /// - Throws: `StackerError.invalidInput` (unsupported extension, bad
     ///   options) or `StackerError.writeFailed`, naming `path`.
     public static func write(_ image: Image, to path: String, options: EncodeOptions = EncodeOptions()) throws {
         guard let format = ImageFormat.fromExtension(of: path) else {
-            throw StackerError.invalidInput(path: path, reason: "unsupported output format (use .jpg, .jpeg or .png)")
+            throw StackerError.invalidInput(path: path, reason: "unsupported output format (use \(ImageFormat.extensionList))")
         }
         let bytes = try encode(image, format: format, options: options, path: path)
         try AtomicFile.write(bytes, to: path)
@@ -199,8 +273,12 @@ public enum ImageFile: Sendable {
             guard let exif = options.exif else { return jpeg }
             return EXIF.insert(tiff: exif, intoJPEG: jpeg)
         case .png:
-            return try PNGCodec.encode(image, bitDepth: options.bitDepth == 16 ? 16 : 8,
+            return try PNGCodec.encode(image, bitDepth: options.bitDepth == 16 || options.bitDepth == 32 ? 16 : 8,
                                        exif: options.exif, path: path)
+        case .tiff:
+            return try TIFFCodec.encode(image, bitDepth: options.bitDepth, path: path)
+        case .fits:
+            return try FITSCodec.encode(image, bitDepth: options.bitDepth, keywords: options.keywords, path: path)
         }
     }
 }

@@ -62,7 +62,7 @@ enum PNGCodec {
         case Int(STACK_PNG_NO_MEMORY):
             throw StackerError.unreadable(path: path, reason: "out of memory decoding the PNG")
         default:
-            throw StackerError.unreadable(path: path, reason: reason(for: text(message)))
+            throw StackerError.unreadable(path: path, reason: reason(for: CText.string(message)))
         }
         let width = Int(decoded.width), height = Int(decoded.height), channels = Int(decoded.channels)
         guard let pixels = decoded.pixels, width > 0, height > 0, channels == 1 || channels == 3 else {
@@ -113,16 +113,10 @@ enum PNGCodec {
             rc = PixelConversion.interleaved8(image).withUnsafeBytes(run)
         }
         guard Int(rc) == Int(STACK_PNG_OK), let output else {
-            let detail = Int(rc) == Int(STACK_PNG_NO_MEMORY) ? "out of memory" : text(message)
+            let detail = Int(rc) == Int(STACK_PNG_NO_MEMORY) ? "out of memory" : CText.string(message)
             throw StackerError.writeFailed(path: path, reason: "PNG encoding failed: \(detail)")
         }
         return [UInt8](UnsafeBufferPointer(start: output, count: size))
-    }
-
-    /// The NUL-terminated text in `buffer`.
-    private static func text(_ buffer: [CChar]) -> String {
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A short sentence for a libpng error message. libpng names the chunk

@@ -44,7 +44,7 @@ enum PixelConversion {
         return [UInt8](unsafeUninitializedCapacity: n * ch) { dst, count in
             for c in 0..<ch {
                 image.planes[c].pixels.withUnsafeBufferPointer { src in
-                    for i in 0..<n { dst[i &* ch &+ c] = UInt8(clamp(src[i]) * 255 + 0.5) }
+                    for i in 0..<n { dst[i &* ch &+ c] = to8(src[i]) }
                 }
             }
             count = n * ch
@@ -57,10 +57,76 @@ enum PixelConversion {
         return [UInt16](unsafeUninitializedCapacity: n * ch) { dst, count in
             for c in 0..<ch {
                 image.planes[c].pixels.withUnsafeBufferPointer { src in
-                    for i in 0..<n { dst[i &* ch &+ c] = UInt16(clamp(src[i]) * 65535 + 0.5) }
+                    for i in 0..<n { dst[i &* ch &+ c] = to16(src[i]) }
                 }
             }
             count = n * ch
         }
     }
+
+    /// A plane from `width × height` float samples in row order, each
+    /// divided by `divisor` (a division, not a multiplication by the
+    /// inverse, so integer values land on exactly the floats the 8- and
+    /// 16-bit paths give); NaN and ±infinity become 0. `bottomUp` reads the
+    /// rows in reverse (the last stored row becomes row 0), for FITS.
+    static func plane(from src: UnsafeBufferPointer<Float>, width: Int, height: Int,
+                      divisor: Float = 1, bottomUp: Bool = false) -> Plane {
+        let n = width * height
+        precondition(src.count >= n)
+        let px = [Float](unsafeUninitializedCapacity: n) { dst, count in
+            for y in 0..<height {
+                let from = (bottomUp ? height - 1 - y : y) &* width, to = y &* width
+                for x in 0..<width {
+                    let v = src[from &+ x] / divisor
+                    dst[to &+ x] = v.isFinite ? v : 0
+                }
+            }
+            count = n
+        }
+        return Plane(width: width, height: height, pixels: px)
+    }
+
+    /// Interleaved float samples from `image`, values kept as they are
+    /// (outside 0…1 too); NaN becomes 0.
+    static func interleavedFloat(_ image: Image) -> [Float] {
+        let n = image.pixelCount, ch = image.channels
+        return [Float](unsafeUninitializedCapacity: n * ch) { dst, count in
+            for c in 0..<ch {
+                image.planes[c].pixels.withUnsafeBufferPointer { src in
+                    for i in 0..<n { dst[i &* ch &+ c] = toFloat(src[i]) }
+                }
+            }
+            count = n * ch
+        }
+    }
+
+    /// The planes of `image` one after another with the rows in reverse
+    /// order (bottom row first, as FITS stores them), each sample mapped by
+    /// `convert`.
+    static func planarBottomUp<T>(_ image: Image, _ convert: (Float) -> T) -> [T] {
+        let w = image.width, h = image.height, n = image.pixelCount
+        return [T](unsafeUninitializedCapacity: n * image.channels) { dst, count in
+            for c in 0..<image.channels {
+                image.planes[c].pixels.withUnsafeBufferPointer { src in
+                    for y in 0..<h {
+                        let from = (h - 1 - y) &* w, to = c &* n &+ y &* w
+                        for x in 0..<w { dst.initializeElement(at: to &+ x, to: convert(src[from &+ x])) }
+                    }
+                }
+            }
+            count = n * image.channels
+        }
+    }
+
+    /// One sample as 8 bits: round(clamp(v) · 255).
+    @inline(__always)
+    static func to8(_ v: Float) -> UInt8 { UInt8(clamp(v) * 255 + 0.5) }
+
+    /// One sample as 16 bits: round(clamp(v) · 65535).
+    @inline(__always)
+    static func to16(_ v: Float) -> UInt16 { UInt16(clamp(v) * 65535 + 0.5) }
+
+    /// One sample as a float to store: as it is, NaN as 0.
+    @inline(__always)
+    static func toFloat(_ v: Float) -> Float { v.isNaN ? 0 : v }
 }

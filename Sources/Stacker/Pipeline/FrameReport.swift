@@ -86,8 +86,10 @@ public struct StackResult: Sendable {
     public var referenceIndex: Int
     /// The reference frame's EXIF payload (orientation reset to 1), if any.
     public var referenceExif: [UInt8]?
-    /// Bits per sample of the reference file (8 or 16).
+    /// Bits per sample of the reference file (8, 16, or 32 = float; see `DecodedImage.bitDepth`).
     public var referenceBitDepth: Int
+    /// The reference frame's FITS keywords (EXPTIME, DATE-OBS, …), for a FITS output.
+    public var referenceKeywords: [FITSKeyword] = []
     /// Time per stage.
     public var timings: StageTimings
     /// One line per frame that was skipped, for stderr.

@@ -10,7 +10,7 @@ import Synchronization
 public enum StackPipeline {
     /// Stacks the frames at `paths` onto the grid of the reference frame.
     /// - Parameters:
-    ///   - paths: input files (JPEG or PNG), at least two.
+    ///   - paths: input files (JPEG, PNG, TIFF or FITS), at least two.
     ///   - options: mode, alignment, reference, threads, limits.
     ///   - progress: called (from any thread) as frames finish.
     /// - Returns: the stacked image and a record per frame.
@@ -226,6 +226,7 @@ public enum StackPipeline {
             frames: reports, referenceIndex: options.referenceIndex,
             referenceExif: reference.exif, referenceBitDepth: reference.bitDepth,
             timings: timings.withLock { $0 }, warnings: warnings)
+        result.referenceKeywords = reference.keywords
         result.timings.total = seconds(since: start)
         return result
     }
