@@ -2,7 +2,7 @@ import Foundation
 import SceneGen
 import Stacker
 
-/// The astro session of issue #7: a SceneGen `StarField` (mono, 16-bit PNG,
+/// The astro session of issue #7: a SceneGen `StarField` (mono, 16-bit FITS,
 /// field rotation ±2°, drift ±30 px, sky gradient, vignetting, hot pixels, a
 /// satellite trail) with bias, dark and flat frames, generated once into the
 /// work folder and reused while its fingerprint is unchanged.
@@ -40,12 +40,12 @@ struct AstroSession: Sendable {
         let c = config
         return "v1 stars \(c.width)x\(c.height) n\(c.frameCount) cal\(c.calibrationFrames) seed\(c.seed) ch\(c.channels) "
             + "shift\(c.maxShift) rot\(c.maxRotation) scale\(c.maxScale) density\(c.starDensity) sky\(c.skyLevel) "
-            + "hot\(c.hotPixelCount) trail\(c.trail) png16"
+            + "hot\(c.hotPixelCount) trail\(c.trail) fits16"
     }
 
     /// Light frame paths in frame order (frame 0 is the reference).
     func lights(in work: String) -> [String] {
-        (0..<frames).map { folder(in: work) + String(format: "/lights/light_%03d.png", $0) }
+        (0..<frames).map { folder(in: work) + String(format: "/lights/light_%03d.fits", $0) }
     }
 
     /// Pixels left out on every side when scoring against the truth: the
@@ -62,10 +62,10 @@ struct AstroSession: Sendable {
     /// Generates the session unless a complete one with the same fingerprint is there.
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
-        try ensureGenerated(dir, fingerprint: fingerprint, required: lights(in: work) + [dir + "/truth.png"], log: log,
+        try ensureGenerated(dir, fingerprint: fingerprint, required: lights(in: work) + [dir + "/truth.fits"], log: log,
                             announce: "\(name): \(frames) lights + \(calibrationFrames) bias/dark/flat each, \(width)×\(height) "
-                                + "(\(String(format: "%.1f", megapixels)) MP) 16-bit PNG") {
-            try StarField(config).write(to: dir, format: .png)
+                                + "(\(String(format: "%.1f", megapixels)) MP) 16-bit FITS") {
+            try StarField(config).write(to: dir, format: .fits)
         }
     }
 }
@@ -76,7 +76,7 @@ extension Bench {
     static let astroAlignment = "stars"
 
     /// The astro case: `stack` on the StarField session, `settings.repeats`
-    /// times (wall, peak RSS, report stages), its PSNR against `truth.png`;
+    /// times (wall, peak RSS, report stages), its PSNR against `truth.fits`;
     /// with `--peers` and `siril-cli` on PATH, Siril once on the same session
     /// (`Benchmarks/reference/siril_astro.sh`), the ratio and Siril's PSNR.
     func astroCases() throws {
@@ -84,7 +84,7 @@ extension Bench {
         try s.ensure(in: settings.work, log: log)
         let dir = s.folder(in: settings.work)
         let label = "\(s.frames)×\(Int(s.megapixels.rounded()))MP"
-        let out = outDir + "/astro-ours.png", rep = outDir + "/astro-ours.json"
+        let out = outDir + "/astro-ours.fits", rep = outDir + "/astro-ours.json"
         let argv = [stackBin, "--align", Bench.astroAlignment, "--mode", "sigma-clip", "--normalize", "additive",
                     "--bias", dir + "/bias", "--dark", dir + "/darks", "--flat", dir + "/flats",
                     "--output", out, "--report", rep, "--quiet"] + s.lights(in: settings.work)
@@ -147,7 +147,7 @@ extension Bench {
     /// `psnr_truth.py` on `image` against the session's truth: the numbers
     /// for `extra` and a short note ("PSNR … dB (level-matched … dB)").
     func score(_ image: String, session s: AstroSession) -> (extra: [String: Double], note: String) {
-        let truth = s.folder(in: settings.work) + "/truth.png"
+        let truth = s.folder(in: settings.work) + "/truth.fits"
         guard let run = try? ChildProcess.run(["python3", referenceDir + "/psnr_truth.py", truth, image,
                                                "--border", "\(s.border)"],
                                               environment: pythonEnvironment, workDir: outDir),

@@ -8,8 +8,9 @@
 #
 #   siril_astro.sh SESSION OUTPUT.tif|OUTPUT.png [--work DIR] [--keep] [--threads N]
 #
-# SESSION holds bias/, darks/, flats/ and lights/ (16-bit PNG; Siril 1.0 reads
-# them natively, so no conversion step is needed). The result is written by
+# SESSION holds bias/, darks/, flats/ and lights/ (16-bit FITS as the bench
+# writes them, or 16-bit PNG; Siril 1.0 reads both natively, so no conversion
+# step is needed outside Siril). The result is written by
 # Siril itself as a 16-bit TIFF (savetif) or PNG (savepng) in our orientation
 # (rows top-down, like the inputs: Siril keeps FITS bottom-up internally and
 # flips back on export) and our scale (Siril's 32-bit float 0…1 × 65535), on
@@ -67,7 +68,7 @@ work=$(realpath "$work")
 proc="$work/process"
 mkdir -p "$proc"
 [ "$keep" = 1 ] || trap 'rm -rf "$work"' EXIT
-lights=$(find "$session/lights" -maxdepth 1 -name '*.png' | wc -l)
+lights=$(find "$session/lights" -maxdepth 1 -name 'light_*' | wc -l)
 result="${output%.*}"
 
 # Siril's `convert` takes every image of the current folder, sorted by name

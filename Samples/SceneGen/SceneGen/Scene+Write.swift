@@ -6,7 +6,12 @@ extension Scene {
     public static func frameFileName(_ index: Int, format: ImageFormat) -> String {
         let digits = String(index)
         let padded = String(repeating: "0", count: max(0, 3 - digits.count)) + digits
-        return "frame_\(padded).\(format == .jpeg ? "jpg" : "png")"
+        return "frame_\(padded).\(fileExtension(format))"
+    }
+
+    /// The extension files of `format` get: `jpg`, `png`, `tiff`, `fits`.
+    public static func fileExtension(_ format: ImageFormat) -> String {
+        format == .jpeg ? "jpg" : format.rawValue
     }
 
     /// Writes the burst into `folder` (created with its parents if missing):

@@ -47,7 +47,8 @@ struct MakeScene {
       --channels <n>        stars: 1 (mono) or 3 (colour) (default: 1)
       --calibration-frames <n>
                             stars: bias, dark and flat frames of each kind (default: 8)
-      --format <format>     jpg | png for the frames (default: jpg; stars: png, 16-bit)
+      --format <format>     jpg | png | tiff | fits for the frames (default: jpg; stars: png;
+                              stars frames are 16-bit)
       --quality <q>         JPEG quality 1-100 (default: 95)
       --output <dir>        Folder to create and fill (required)
       -h, --help            Show help information.
@@ -114,7 +115,9 @@ struct MakeScene {
                 switch v.lowercased() {
                 case "jpg", "jpeg": m.format = .jpeg
                 case "png": m.format = .png
-                default: throw UsageError("'\(v)' is not a format; choose jpg or png")
+                case "tif", "tiff": m.format = .tiff
+                case "fits", "fit": m.format = .fits
+                default: throw UsageError("'\(v)' is not a format; choose jpg, png, tiff or fits")
                 }
             case "--max-rotation": m.maxRotation = try double(name, try value(name, inline: inline))
             case "--channels": m.channels = try int(name, try value(name, inline: inline))
@@ -142,7 +145,7 @@ struct MakeScene {
         do {
             if preset == "stars" {
                 guard noise == nil else { throw UsageError("--noise does not apply to the stars preset (its noise is the sensor's)") }
-                guard format != .jpeg else { throw UsageError("the stars preset writes 16-bit frames: use --format png") }
+                guard format != .jpeg else { throw UsageError("the stars preset writes 16-bit frames: use --format png, tiff or fits") }
                 var c = StarFieldConfig()
                 if let width { c.width = width }
                 if let height { c.height = height }
@@ -199,7 +202,7 @@ do {
     job = try command.job()
 } catch {
     printError("make-scene: error: \(error.message)")
-    printError("Usage: make-scene [--preset street|crowd|trail|stars] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png] [--quality Q] --output DIR")
+    printError("Usage: make-scene [--preset street|crowd|trail|stars] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png|tiff|fits] [--quality Q] --output DIR")
     printError("  See 'make-scene --help' for more information.")
     exit(2)
 }

@@ -25,7 +25,7 @@ extension StarField {
     /// - Throws: `SceneGenError.writeFailed` when a folder cannot be made;
     ///   the encoder's `StackerError` when a file cannot be written.
     public func write(to folder: String, format: ImageFormat = .png) throws {
-        let ext = format == .jpeg ? "jpg" : format.rawValue
+        let ext = Scene.fileExtension(format)
         let options = EncodeOptions(quality: 100, bitDepth: 16)
         func name(_ prefix: String, _ i: Int) -> String {
             let digits = String(i)
