@@ -56,21 +56,23 @@ public enum Interpolation: Sendable, Equatable, CaseIterable {
 }
 
 /// Kernel weights at `phases` evenly spaced fractional offsets (0, 1/phases,
-/// …, (phases − 1)/phases): `weights[p · taps + i]` is tap `i` at offset
-/// `p / phases`. Rounding a position to the nearest phase moves it by at
+/// …, (phases − 1)/phases): `weights[p · stride + i]` is tap `i` at offset
+/// `p / phases` (taps past the kernel's are 0, so every phase can be loaded
+/// as one 8-lane vector). Rounding a position to the nearest phase moves it by at
 /// most 1 / (2 · phases) ≈ 0.00012 px, far below registration accuracy.
 struct WeightTable: Sendable {
     /// Phases per pixel.
     static let phases = 4096
-    /// Row-major weights, `phases × taps`.
+    /// Floats per phase (at least the largest kernel's taps).
+    static let stride = 8
+    /// Row-major weights, `phases × stride`.
     let weights: [Float]
 
     init(_ interpolation: Interpolation) {
-        let taps = interpolation.taps
-        var w = [Float](repeating: 0, count: Self.phases * taps)
+        var w = [Float](repeating: 0, count: Self.phases * Self.stride)
         w.withUnsafeMutableBufferPointer { p in
             for phase in 0..<Self.phases {
-                interpolation.weights(Float(phase) / Float(Self.phases), into: p.baseAddress! + phase * taps)
+                interpolation.weights(Float(phase) / Float(Self.phases), into: p.baseAddress! + phase * Self.stride)
             }
         }
         weights = w

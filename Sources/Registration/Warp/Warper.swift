@@ -238,44 +238,70 @@ struct SendablePointer: @unchecked Sendable {
 
 /// Per-pixel sampling for a general projective transform.
 ///
-/// Kernel weights come from `Interpolation.phaseTable` (the fractional
-/// position rounded to 1/4096 px, at most 0.00012 px off); samples whose
-/// taps all lie inside the frame take an unclamped fixed-size path, the
-/// few near the edges clamp each tap.
+/// Sample positions are handled in 32.32 fixed point: for an affine
+/// transform (the common case: rotation, scale, shear) they advance along
+/// each row by a constant step, with no division; a projective one is
+/// evaluated per pixel in `Double` and converted. Kernel weights come from
+/// `Interpolation.phaseTable` (the fractional position rounded to 1/4096
+/// px, at most 0.00012 px off); samples whose taps all lie inside the
+/// frame take an unclamped fixed-size path, the few near the edges clamp
+/// each tap.
 enum GeneralWarp {
+    /// One pixel in fixed point.
+    static let one = Double(1 << 32)
+    /// Fractional bits below the weight phase (phases = 2^12).
+    static let phaseShift: Int64 = 20
+
     static func run(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
                     interpolation: Interpolation, sources: [[Float]], outputs: [OutputBuffer],
                     coverage: OutputBuffer) {
+        precondition(WeightTable.phases == 1 << (32 - phaseShift), "phase table and fixed point disagree")
         let fw = geometry.width, fh = geometry.height
         let taps = interpolation.taps, first = interpolation.firstTap
         let table = interpolation.phaseTable
-        let phases = Double(WeightTable.phases)
         let outs = outputs.map(\.pointer), cov = coverage.pointer
         let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        // Affine, and every position of the grid within ±2^30 px (so the
+        // fixed point cannot overflow): step along rows.
+        let reach = (abs(m0) + abs(m1)) * Double(max(width, rows.upperBound)) + abs(m2)
+                  + (abs(m3) + abs(m4)) * Double(max(width, rows.upperBound)) + abs(m5)
+        let affine = m6 == 0 && m7 == 0 && m8 == 1 && reach < Double(1 << 30)
+        let low = Int64((-Warper.edgeEpsilon * one).rounded(.down))
+        let highX = Int64(((Double(fw - 1) + Warper.edgeEpsilon) * one).rounded(.down))
+        let highY = Int64(((Double(fh - 1) + Warper.edgeEpsilon) * one).rounded(.down))
+        let half = Int64(1) << (phaseShift - 1), phaseMask = Int64(WeightTable.phases - 1)
+        let stepX = Int64((m0 * one).rounded()), stepY = Int64((m3 * one).rounded())
         withBasePointers(sources) { src in
         table.weights.withUnsafeBufferPointer { tw in
             guard let weights = tw.baseAddress else { return }
             var cols = [Int](repeating: 0, count: taps), rowStarts = cols
             for yr in rows {
                 let y = Double(yr)
+                var fx = Int64(((m1 * y + m2) * one).rounded()), fy = Int64(((m4 * y + m5) * one).rounded())
                 for xr in 0..<width {
-                    let x = Double(xr)
-                    let ww = m6 * x + m7 * y + m8
-                    guard ww != 0 else { continue }
-                    let xf = (m0 * x + m1 * y + m2) / ww
-                    let yf = (m3 * x + m4 * y + m5) / ww
-                    guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
-                    // Integer base and weight phase per axis; a phase that
-                    // rounds up to a whole pixel moves the base instead.
-                    var ix = Int(xf.rounded(.down)), iy = Int(yf.rounded(.down))
-                    var px = Int(((xf - Double(ix)) * phases).rounded()), py = Int(((yf - Double(iy)) * phases).rounded())
-                    if px == WeightTable.phases { px = 0; ix += 1 }
-                    if py == WeightTable.phases { py = 0; iy += 1 }
-                    let wx = weights + px * taps, wy = weights + py * taps
-                    let bx = ix + first, by = iy + first
+                    let X: Int64, Y: Int64
+                    if affine {
+                        X = fx; Y = fy
+                        fx &+= stepX; fy &+= stepY
+                    } else {
+                        let x = Double(xr)
+                        let ww = m6 * x + m7 * y + m8
+                        guard ww != 0 else { continue }
+                        let xf = (m0 * x + m1 * y + m2) / ww, yf = (m3 * x + m4 * y + m5) / ww
+                        guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
+                        X = Int64((xf * one).rounded(.down)); Y = Int64((yf * one).rounded(.down))
+                    }
+                    guard X >= low, X <= highX, Y >= low, Y <= highY else { continue }
+                    // Rounded to the nearest phase: a position that rounds up
+                    // to a whole pixel lands on the next pixel's phase 0.
+                    let rx = X &+ half, ry = Y &+ half
+                    let bx = Int(truncatingIfNeeded: rx >> 32) + first, by = Int(truncatingIfNeeded: ry >> 32) + first
+                    let wx = weights + Int(truncatingIfNeeded: (rx >> phaseShift) & phaseMask) * WeightTable.stride
+                    let wy = weights + Int(truncatingIfNeeded: (ry >> phaseShift) & phaseMask) * WeightTable.stride
                     let o = yr * width + xr
                     cov[o] = 1
-                    if bx >= 0 && bx + taps <= fw && by >= 0 && by + taps <= fh {
+                    // The 6-tap path loads 8 samples per row.
+                    if bx >= 0 && bx + WeightTable.stride <= fw && by >= 0 && by + taps <= fh {
                         let offset = by * fw + bx
                         for pi in src.indices {
                             outs[pi][o] = taps == 6 ? dot6(src[pi] + offset, fw, wx, wy) : dot4(src[pi] + offset, fw, wx, wy)
@@ -301,28 +327,34 @@ enum GeneralWarp {
         }
     }
 
-    /// The 6×6 weighted sum at `s` (row stride `stride`).
+    /// The 6×6 weighted sum at `s` (row stride `stride`): each row is
+    /// loaded as 8 lanes (the caller guarantees 8 readable samples), the
+    /// rows are combined with `wy`, then the 6 used lanes with `wx` (the
+    /// 2 extra lanes are dropped, never multiplied).
     @inline(__always)
     static func dot6(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
-        var acc: Float = 0
-        var row = s
+        var acc = SIMD8<Float>()
+        var row = UnsafeRawPointer(s)
+        let step = stride * MemoryLayout<Float>.stride
         for j in 0..<6 {
-            acc += wy[j] * (row[0] * wx[0] + row[1] * wx[1] + row[2] * wx[2] + row[3] * wx[3] + row[4] * wx[4] + row[5] * wx[5])
-            row += stride
+            acc += wy[j] * row.loadUnaligned(as: SIMD8<Float>.self)
+            row += step
         }
-        return acc
+        let p = acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD8<Float>.self)
+        return p.lowHalf.sum() + p[4] + p[5]
     }
 
     /// The 4×4 weighted sum at `s` (row stride `stride`).
     @inline(__always)
     static func dot4(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
-        var acc: Float = 0
-        var row = s
+        var acc = SIMD4<Float>()
+        var row = UnsafeRawPointer(s)
+        let step = stride * MemoryLayout<Float>.stride
         for j in 0..<4 {
-            acc += wy[j] * (row[0] * wx[0] + row[1] * wx[1] + row[2] * wx[2] + row[3] * wx[3])
-            row += stride
+            acc += wy[j] * row.loadUnaligned(as: SIMD4<Float>.self)
+            row += step
         }
-        return acc
+        return (acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD4<Float>.self)).sum()
     }
 
     /// Calls `body` with the base address of every array (all non-empty).
