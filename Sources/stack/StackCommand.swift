@@ -13,7 +13,7 @@ struct StackCommand {
         OptionSpec(names: ["--mode"], valueName: "mode",
                    help: "average | median | mode | sigma-clip (default: average)"),
         OptionSpec(names: ["--align"], valueName: "model",
-                   help: "translation | homography | stars | none (default: translation); stars: rotation and scale from matched stars, for astro frames"),
+                   help: "translation | homography | stars | stars-affine | none (default: translation); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
@@ -122,7 +122,7 @@ struct StackCommand {
         }
         if let v = args["--align"] {
             guard let a = Alignment(rawValue: v) else {
-                throw UsageError(description: "unknown --align '\(v)' (expected translation, homography, stars or none)")
+                throw UsageError(description: "unknown --align '\(v)' (expected translation, homography, stars, stars-affine or none)")
             }
             s.options.alignment = a
         }

@@ -50,6 +50,29 @@ struct AstroCLITests {
         #expect(output.bitDepth == 16 && output.image.width == 320 && output.image.height == 240)
     }
 
+    @Test("--align stars-affine fits six parameters: the frames align and the report carries a non-similarity matrix")
+    func affineStars() throws {
+        let folder = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let lights = try Self.session(in: folder)
+        let run = try CLIHarness.run(["--align", "stars-affine", "--mode", "median", "-o", "out.fits",
+                                      "--report", "run.json", "--quiet"] + lights, in: folder)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/run.json"))
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(report["align"] as? String == "stars-affine")
+        let frames = try #require(report["frames"] as? [[String: Any]])
+        var asymmetric = 0
+        for f in frames.dropFirst() {
+            #expect(f["used"] as? Bool == true, "\(f)")
+            let t = try #require(f["transform"] as? [[Double]])
+            // A similarity has m00 = m11 and m01 = −m10 exactly; a free
+            // affine fit to noisy centroids never does.
+            if t[0][0] != t[1][1] || t[0][1] != -t[1][0] { asymmetric += 1 }
+        }
+        #expect(asymmetric == frames.count - 1)
+    }
+
     @Test("astro usage mistakes exit 2 with a one-line error", arguments: [
         (["--cosmetic"], "--cosmetic needs dark frames"),
         (["--normalize", "median"], "unknown --normalize 'median'"),

@@ -44,8 +44,10 @@ struct FrameRegistrar: Sendable {
             var options = HomographyOptions()
             options.minimumScore = minimumScore
             model = .homography(try HomographyRegistrar(reference: reference, options: options))
-        case .stars:
-            model = .stars(try StarRegistrar(reference: reference))
+        case .stars, .starsAffine:
+            var options = StarOptions()
+            options.model = alignment == .starsAffine ? .affine : .similarity
+            model = .stars(try StarRegistrar(reference: reference, options: options))
         case .translation, .none:
             var options = TranslationOptions()
             options.minimumScore = minimumScore

@@ -24,6 +24,9 @@ public enum Alignment: String, Sendable, CaseIterable {
     /// detected on the luma, matched by triangle invariants, fitted on
     /// every matched star (`StarRegistrar`).
     case stars
+    /// As `stars`, with a general affine fit (6 parameters): also absorbs
+    /// shear and anisotropic scale (differential refraction, tilt).
+    case starsAffine = "stars-affine"
     /// No alignment: frames are stacked as they are.
     case none
 }
