@@ -1,4 +1,7 @@
 internal import CBLAS
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one place that talks to OpenBLAS: complex single-precision matrix
 /// products on interleaved `(re, im)` float arrays, row-major.
@@ -8,6 +11,7 @@ enum ComplexMatrix {
     /// The corresponding C function is `cblas_cgemm`.
     static func multiply(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, into c: UnsafeMutablePointer<Float>,
                          m: Int, n: Int, k: Int) {
+        BLASThreads.configure()
         var alpha: (Float, Float) = (1, 0)
         var beta: (Float, Float) = (0, 0)
         withUnsafePointer(to: &alpha) { al in
@@ -20,4 +24,21 @@ enum ComplexMatrix {
             }
         }
     }
+}
+
+/// OpenBLAS's own threading, set once per process.
+///
+/// Our matrices are small and we already run one registration per core, so
+/// OpenBLAS's worker threads only compete with ours: perf showed a quarter
+/// of a 4 MP run in their `sched_yield` spinning. Unless the user set
+/// `OPENBLAS_NUM_THREADS`, OpenBLAS is limited to the calling thread.
+enum BLASThreads {
+    private static let once: Void = {
+        if getenv("OPENBLAS_NUM_THREADS") == nil { openblas_set_num_threads(1) }
+    }()
+
+    /// Applies the policy (cheap after the first call).
+    ///
+    /// The corresponding C function is `openblas_set_num_threads`.
+    static func configure() { once }
 }

@@ -11,6 +11,7 @@ enum HomographyLinearAlgebra {
     ///
     /// The corresponding LAPACK routine is `dgesvd_`.
     static func nullVector(_ a: [Double], rows: Int, cols: Int) -> (vector: [Double], smallest: Double, secondSmallest: Double)? {
+        BLASThreads.configure()
         guard rows > 0, cols > 1, a.count == rows * cols else { return nil }
         let m = max(rows, cols), n = cols
         // Column-major copy, zero rows appended.
