@@ -39,25 +39,19 @@ enum PixelConversion {
     static func clamp(_ v: Float) -> Float { v > 0 ? (v < 1 ? v : 1) : 0 }
 
     /// Interleaved 8-bit samples from `image`: round(clamp(v) · 255).
-    static func interleaved8(_ image: Image) -> [UInt8] {
-        let n = image.pixelCount, ch = image.channels
-        return [UInt8](unsafeUninitializedCapacity: n * ch) { dst, count in
-            for c in 0..<ch {
-                image.planes[c].pixels.withUnsafeBufferPointer { src in
-                    for i in 0..<n { dst[i &* ch &+ c] = to8(src[i]) }
-                }
-            }
-            count = n * ch
-        }
-    }
+    static func interleaved8(_ image: Image) -> [UInt8] { interleaved(image, to8) }
 
     /// Interleaved 16-bit samples (native byte order): round(clamp(v) · 65535).
-    static func interleaved16(_ image: Image) -> [UInt16] {
+    static func interleaved16(_ image: Image) -> [UInt16] { interleaved(image, to16) }
+
+    /// Interleaved samples of `image`, each plane's value through `convert`.
+    @inline(__always)
+    static func interleaved<T>(_ image: Image, _ convert: (Float) -> T) -> [T] {
         let n = image.pixelCount, ch = image.channels
-        return [UInt16](unsafeUninitializedCapacity: n * ch) { dst, count in
+        return [T](unsafeUninitializedCapacity: n * ch) { dst, count in
             for c in 0..<ch {
                 image.planes[c].pixels.withUnsafeBufferPointer { src in
-                    for i in 0..<n { dst[i &* ch &+ c] = to16(src[i]) }
+                    for i in 0..<n { dst.initializeElement(at: i &* ch &+ c, to: convert(src[i])) }
                 }
             }
             count = n * ch
@@ -88,17 +82,7 @@ enum PixelConversion {
 
     /// Interleaved float samples from `image`, values kept as they are
     /// (outside 0…1 too); NaN becomes 0.
-    static func interleavedFloat(_ image: Image) -> [Float] {
-        let n = image.pixelCount, ch = image.channels
-        return [Float](unsafeUninitializedCapacity: n * ch) { dst, count in
-            for c in 0..<ch {
-                image.planes[c].pixels.withUnsafeBufferPointer { src in
-                    for i in 0..<n { dst[i &* ch &+ c] = toFloat(src[i]) }
-                }
-            }
-            count = n * ch
-        }
-    }
+    static func interleavedFloat(_ image: Image) -> [Float] { interleaved(image, toFloat) }
 
     /// The planes of `image` one after another with the rows in reverse
     /// order (bottom row first, as FITS stores them), each sample mapped by
