@@ -65,6 +65,8 @@ struct AstroCLITests {
         var asymmetric = 0
         for f in frames.dropFirst() {
             #expect(f["used"] as? Bool == true, "\(f)")
+            // Star alignment alone makes it an astro run: background and noise are reported.
+            #expect(f["background"] is Double && f["noise"] is Double, "\(f)")
             let t = try #require(f["transform"] as? [[Double]])
             // A similarity has m00 = m11 and m01 = −m10 exactly; a free
             // affine fit to noisy centroids never does.

@@ -59,7 +59,9 @@ public enum StackPipeline {
             timings.withLock { $0.calibrate += calibrationSeconds + seconds }
         }
         let reference = decodedReference
+        // Astro runs report each frame's background level and noise.
         let astro = calibration != nil || options.normalization != .none
+            || options.alignment == .stars || options.alignment == .starsAffine
         let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let registrar: FrameRegistrar?
         if options.alignment != .none && options.givenTransforms == nil {
