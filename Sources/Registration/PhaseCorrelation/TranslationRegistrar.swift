@@ -122,13 +122,16 @@ public final class TranslationRegistrar: Sendable {
         var best: (dx: Double, dy: Double, score: Double, match: Double)?
         var seen: [(Double, Double)] = []
         for peak in peaks {
-            let (dx, dy) = try refineFine(frame, peak)
+            let (dx, dy) = try refineFine(frame, peak, upsample: Self.rankingUpsample)
             if seen.contains(where: { abs($0.0 - dx) < 0.5 && abs($0.1 - dy) < 0.5 }) { continue }
             seen.append((dx, dy))
             let m = matchScore(frame, dx: dx, dy: dy)
             if best == nil || m > best!.match { best = (dx, dy, peak.height, m) }
         }
         guard var b = best else { return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false) }
+        // The winner, measured again at full subpixel resolution.
+        let winner = CorrelationStage.Peak(dx: b.dx / Double(factor), dy: b.dy / Double(factor), height: b.score)
+        (b.dx, b.dy) = try refineFine(frame, winner)
         if let d = direct.refine(frame, dx: b.dx, dy: b.dy) { b.dx = d.dx; b.dy = d.dy }
         let score = min(1, max(0, b.score))
         return TranslationEstimate(dx: b.dx, dy: b.dy, score: score, isAccepted: score >= options.minimumScore)
@@ -140,6 +143,11 @@ public final class TranslationRegistrar: Sendable {
     /// considered: on ordinary scenes the second local maximum is far below
     /// it, so only one candidate is refined and the cost stays that of one.
     static let candidateRatio = 0.4
+    /// Subpixel resolution (1/px) at which the candidates are compared: their
+    /// match scores need only a tenth of a pixel; the winner is measured
+    /// again at `options.upsampleFactor` (the upsampled DFT costs in
+    /// proportion to the factor).
+    static let rankingUpsample = 10
     /// Samples (about) that `matchScore` uses: an even grid over the overlap.
     static let matchSamples = 131_072
 
@@ -155,7 +163,8 @@ public final class TranslationRegistrar: Sendable {
 
     /// Stage 2 from one coarse peak: the fine phase correlation on the
     /// full-resolution crop (a few hundredths of a pixel from the end result).
-    private func refineFine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
+    private func refineFine(_ frame: Plane, _ c: CorrelationStage.Peak,
+                            upsample: Int? = nil) throws -> (Double, Double) {
         var dx = c.dx * Double(factor), dy = c.dy * Double(factor)
 
         // Fine refinement around the rounded coarse shift.
@@ -163,7 +172,8 @@ public final class TranslationRegistrar: Sendable {
         for _ in 0..<2 {
             let ox = Int(dx.rounded()), oy = Int(dy.rounded())
             let patch = frame.cropped(x: fineOrigin.x - ox, y: fineOrigin.y - oy, width: fine.cols, height: fine.rows)
-            guard let p = try fine.correlate(patch, searchRadius: radius, upsample: options.upsampleFactor, exponent: options.refineExponent) else { break }
+            guard let p = try fine.correlate(patch, searchRadius: radius, upsample: upsample ?? options.upsampleFactor,
+                                             exponent: options.refineExponent) else { break }
             dx = Double(ox) + p.dx
             dy = Double(oy) + p.dy
             if Int(dx.rounded()) == ox && Int(dy.rounded()) == oy { break }
