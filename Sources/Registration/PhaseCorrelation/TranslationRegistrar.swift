@@ -122,17 +122,14 @@ public final class TranslationRegistrar: Sendable {
         var best: (dx: Double, dy: Double, score: Double, match: Double)?
         var seen: [(Double, Double)] = []
         for peak in peaks {
-            let (dx, dy) = try refineFine(frame, peak, upsample: Self.rankingUpsample)
+            let (dx, dy) = try refineFine(frame, peak, upsample: Self.startUpsample)
             if seen.contains(where: { abs($0.0 - dx) < 0.5 && abs($0.1 - dy) < 0.5 }) { continue }
             seen.append((dx, dy))
             let m = matchScore(frame, dx: dx, dy: dy)
             if best == nil || m > best!.match { best = (dx, dy, peak.height, m) }
         }
         guard var b = best else { return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false) }
-        // The winner, measured again at full subpixel resolution.
-        let winner = CorrelationStage.Peak(dx: b.dx / Double(factor), dy: b.dy / Double(factor), height: b.score)
-        (b.dx, b.dy) = try refineFine(frame, winner)
-        if let d = direct.refine(frame, dx: b.dx, dy: b.dy) { b.dx = d.dx; b.dy = d.dy }
+        (b.dx, b.dy) = try finish(frame, dx: b.dx, dy: b.dy)
         let score = min(1, max(0, b.score))
         return TranslationEstimate(dx: b.dx, dy: b.dy, score: score, isAccepted: score >= options.minimumScore)
     }
@@ -143,22 +140,29 @@ public final class TranslationRegistrar: Sendable {
     /// considered: on ordinary scenes the second local maximum is far below
     /// it, so only one candidate is refined and the cost stays that of one.
     static let candidateRatio = 0.4
-    /// Subpixel resolution (1/px) at which the candidates are compared: their
-    /// match scores need only a tenth of a pixel; the winner is measured
-    /// again at `options.upsampleFactor` (the upsampled DFT costs in
-    /// proportion to the factor).
-    static let rankingUpsample = 10
+    /// Subpixel resolution (1/px) of the fine phase correlation when the
+    /// direct refinement follows: candidates are compared, and Gauss–Newton
+    /// started, from a tenth of a pixel. Only where the direct refinement
+    /// declines is the fine stage repeated at `options.upsampleFactor` (the
+    /// upsampled DFT costs in proportion to the factor).
+    static let startUpsample = 10
     /// Samples (about) that `matchScore` uses: an even grid over the overlap.
     static let matchSamples = 131_072
 
     /// Stages 2 and 3 from one coarse peak: the full-resolution shift.
     private func refine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
-        var (dx, dy) = try refineFine(frame, c)
-        if let d = direct.refine(frame, dx: dx, dy: dy) {
-            dx = d.dx
-            dy = d.dy
-        }
-        return (dx, dy)
+        let (dx, dy) = try refineFine(frame, c, upsample: Self.startUpsample)
+        return try finish(frame, dx: dx, dy: dy)
+    }
+
+    /// Stage 3 from a fine estimate good to a tenth of a pixel: the direct
+    /// refinement; where it declines (too little overlap or texture, or it
+    /// would move too far), the fine phase correlation again at
+    /// `options.upsampleFactor`.
+    private func finish(_ frame: Plane, dx: Double, dy: Double) throws -> (Double, Double) {
+        if let d = direct.refine(frame, dx: dx, dy: dy) { return (d.dx, d.dy) }
+        let start = CorrelationStage.Peak(dx: dx / Double(factor), dy: dy / Double(factor), height: 0)
+        return try refineFine(frame, start)
     }
 
     /// Stage 2 from one coarse peak: the fine phase correlation on the
