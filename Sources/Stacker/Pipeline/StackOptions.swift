@@ -29,6 +29,9 @@ public enum Alignment: String, Sendable, CaseIterable {
     case starsAffine = "stars-affine"
     /// No alignment: frames are stacked as they are.
     case none
+
+    /// True for the star-matching models (`stars`, `stars-affine`).
+    public var usesStars: Bool { self == .stars || self == .starsAffine }
 }
 
 /// How frames are weighted in the average and sigma-clip kernels.

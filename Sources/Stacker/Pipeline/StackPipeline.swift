@@ -59,15 +59,15 @@ public enum StackPipeline {
             timings.withLock { $0.calibrate += calibrationSeconds + seconds }
         }
         let reference = decodedReference
+        let referenceLuma = reference.image.luma
         // Astro runs report each frame's background level and noise.
-        let astro = calibration != nil || options.normalization != .none
-            || options.alignment == .stars || options.alignment == .starsAffine
+        let astro = calibration != nil || options.normalization != .none || options.alignment.usesStars
         let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let registrar: FrameRegistrar?
         if options.alignment != .none && options.givenTransforms == nil {
             let (r, seconds) = try measure {
                 try wrapRegistration(refPath) {
-                    try FrameRegistrar(reference: reference.image.luma, alignment: options.alignment,
+                    try FrameRegistrar(reference: referenceLuma, alignment: options.alignment,
                                        minimumScore: options.minimumScore)
                 }
             }
@@ -85,7 +85,7 @@ public enum StackPipeline {
         }
 
         let autoWeights = options.weighting == .auto
-        let referenceSigma = autoWeights ? estimateNoiseSigma(reference.image.luma) : 0
+        let referenceSigma = autoWeights ? estimateNoiseSigma(referenceLuma) : 0
 
         var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
                                     frameCount: paths.count)
@@ -126,6 +126,8 @@ public enum StackPipeline {
                     let (_, seconds) = measure { calibration.apply(to: &image) }
                     timings.withLock { $0.calibrate += seconds }
                 }
+                // Measured, weighted and registered on one luma plane.
+                let luma = image.luma
                 var report = FrameReport(path: path)
                 var gains: [(gain: Float, offset: Float)] = []
                 if options.normalization != .none {
@@ -133,11 +135,11 @@ public enum StackPipeline {
                     gains = options.normalization.coefficients(frame: background, reference: referenceBackground)
                 }
                 if astro {
-                    report.background = RobustStatistics.of(image.luma).median
-                    if !autoWeights { report.noiseSigma = estimateNoiseSigma(image.luma) }
+                    report.background = RobustStatistics.of(luma).median
+                    if !autoWeights { report.noiseSigma = estimateNoiseSigma(luma) }
                 }
                 if autoWeights {
-                    let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(image.luma)
+                    let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(luma)
                     report.noiseSigma = sigma
                     // Inverse noise variance, relative to the reference (weight 1).
                     report.weight = sigma > 0 && referenceSigma > 0 ? (referenceSigma * referenceSigma) / (sigma * sigma) : 1
@@ -158,7 +160,7 @@ public enum StackPipeline {
                     return .success(try deliver(index, report, planes, nil))
                 } else {
                     let (estimate, regSeconds) = try measure {
-                        try wrapRegistration(path) { try registrar!.estimate(image.luma) }
+                        try wrapRegistration(path) { try registrar!.estimate(luma) }
                     }
                     timings.withLock { $0.register += regSeconds }
                     report.transform = estimate.transform
