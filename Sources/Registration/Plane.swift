@@ -37,3 +37,15 @@ public struct Plane: Sendable, Equatable {
         set { pixels[y * width + x] = newValue }
     }
 }
+
+extension Array where Element == [Float] {
+    /// Calls `body` with the base address of every array, in order (each
+    /// must be non-empty); the pointers are valid only inside `body`.
+    public func withBaseAddresses<R>(_ body: ([UnsafePointer<Float>]) -> R) -> R {
+        func step(_ i: Int, _ addresses: [UnsafePointer<Float>]) -> R {
+            guard i < count else { return body(addresses) }
+            return self[i].withUnsafeBufferPointer { step(i + 1, addresses + [$0.baseAddress!]) }
+        }
+        return step(0, [])
+    }
+}

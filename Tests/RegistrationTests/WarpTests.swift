@@ -123,6 +123,42 @@ struct WarpTests {
         #expect(covered < w * h && covered > w * h * 9 / 10)
     }
 
+    /// A translation, a similarity and a perspective transform.
+    static let bandTransforms: [Transform] = [.translation(dx: 3.37, dy: -2.81),
+                                              Transform(matrix: [0.998, -0.035, 4.2, 0.035, 0.998, -3.1, 0, 0, 1]),
+                                              Transform(matrix: [1.01, 0.02, -2.5, -0.015, 0.99, 1.7, 2e-5, -1e-5, 1])]
+
+    @Test("RowWarper: any split into bands gives the rows of the whole warp, bit for bit", arguments: [0, 1, 2])
+    func bandsMatchWholeWarp(_ which: Int) throws {
+        let t = Self.bandTransforms[which]
+        let w = Self.width, h = Self.height
+        let planes = [Self.reference, Self.texture.render(width: w, height: h, dx: 1.5, dy: 0.5)]
+        let whole = Warper.warp(planes, by: t, width: w, height: h)
+        let rows = try #require(RowWarper(planes, by: t, width: w, height: h))
+        var banded = planes.map { _ in [Float](repeating: -1, count: w * h) }
+        var coverage = [Float](repeating: -1, count: w * h)
+        // Uneven bands, written in reverse order.
+        let cuts = [0, 1, 8, 9, 40, 97, h]
+        for i in (0..<(cuts.count - 1)).reversed() {
+            let band = cuts[i]..<cuts[i + 1]
+            var out0 = [Float](repeating: -1, count: band.count * w), out1 = out0, cov = out0
+            out0.withUnsafeMutableBufferPointer { o0 in
+                out1.withUnsafeMutableBufferPointer { o1 in
+                    cov.withUnsafeMutableBufferPointer { c in
+                        rows.warp(rows: band, into: [o0.baseAddress!, o1.baseAddress!], coverage: c.baseAddress!)
+                    }
+                }
+            }
+            for (k, out) in [out0, out1].enumerated() {
+                banded[k].replaceSubrange(band.lowerBound * w..<band.upperBound * w, with: out)
+            }
+            coverage.replaceSubrange(band.lowerBound * w..<band.upperBound * w, with: cov)
+        }
+        #expect(banded == whole.planes.map(\.pixels))
+        #expect(coverage == whole.coverage.pixels)
+        #expect(whole.coverage.pixels.contains(0) && whole.coverage.pixels.contains(1))
+    }
+
     @Test("singular transform and empty input cover nothing")
     func degenerate() {
         let r = Warper.warp([Self.reference], by: Transform(matrix: [0, 0, 0, 0, 0, 0, 0, 0, 1]), width: 10, height: 5)

@@ -48,6 +48,43 @@ struct AverageAccumulatorTests {
         #expect(acc.frameCount == 3)
     }
 
+    @Test("warping while folding, on 1 or 3 threads, equals folding Warper.warp's output, bit for bit")
+    func warpingFoldMatchesWarpThenFold() throws {
+        let w = 61, h = 45  // bands of uneven size, widths off the SIMD width
+        var rng = TestNoise(seed: 7)
+        let frames = (0..<4).map { _ in
+            (0..<3).map { _ in Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float(0.5 + 0.2 * rng.gaussian()) }) }
+        }
+        let transforms: [Transform] = [.identity, .translation(dx: 2.4, dy: -1.7), .translation(dx: -3, dy: 5),
+                                       Transform(matrix: [0.99, -0.03, 1.2, 0.03, 0.99, -0.8, 0, 0, 1])]
+        let weights: [Float] = [1, 0.5, 2, 1.3]
+        let gains: [[(gain: Float, offset: Float)]] = [[], [(1.1, -0.02), (1, 0), (0.9, 0.05)], [], [(1, 0.01), (1, 0.01), (1, 0.01)]]
+        var reference = AverageAccumulator(width: w, height: h, channels: 3)
+        var single = reference, triple = reference
+        for k in 0..<4 {
+            let warped = Warper.warp(frames[k], by: transforms[k], width: w, height: h)
+            var planes = warped.planes
+            Normalization.apply(gains[k], to: &planes)
+            reference.add(planes, coverage: warped.coverage, weight: weights[k])
+            let rows = try #require(RowWarper(frames[k], by: transforms[k], width: w, height: h))
+            single.add(warping: rows, weight: weights[k], gains: gains[k], threads: 1)
+            triple.add(warping: rows, weight: weights[k], gains: gains[k], threads: 3)
+        }
+        #expect(single.mean == reference.mean && single.weightSum == reference.weightSum)
+        #expect(triple.mean == reference.mean && triple.weightSum == reference.weightSum)
+        #expect(triple.frameCount == 4)
+    }
+
+    @Test("a copy of an accumulator is independent (value semantics)")
+    func copiesAreIndependent() {
+        var a = AverageAccumulator(width: 8, height: 2, channels: 1)
+        a.add([Plane(width: 8, height: 2, repeating: 0.25)], coverage: nil)
+        var b = a
+        b.add([Plane(width: 8, height: 2, repeating: 0.75)], coverage: nil)
+        #expect(a.mean[0].pixels.allSatisfy { $0 == 0.25 } && a.frameCount == 1)
+        #expect(b.mean[0].pixels.allSatisfy { $0 == 0.5 } && b.frameCount == 2)
+    }
+
     @Test("pixels covered by no frame stay 0 with weight 0")
     func uncoveredStaysZero() {
         var acc = AverageAccumulator(width: 20, height: 1, channels: 1)

@@ -192,6 +192,30 @@ struct FrameStoreTests {
         }
     }
 
+    @Test("storing a frame while warping it writes the bytes of storing Warper.warp's output")
+    func warpingStoreMatchesWarpThenStore() throws {
+        let burst = Burst(width: 53, height: 37, channels: 3, frames: 3, seed: 46)
+        let transforms: [Transform] = [.translation(dx: 1.6, dy: -2.2), .identity,
+                                       Transform(matrix: [1.01, 0.02, -1.5, -0.02, 1.01, 0.7, 0, 0, 1])]
+        let gains: [[(gain: Float, offset: Float)]] = [[(1.05, -0.01), (1, 0), (0.95, 0.02)], [], []]
+        func make() throws -> FrameStore {
+            try FrameStore(width: 53, height: 37, channels: 3, frameCount: 3, memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        }
+        let whole = try make(), banded = try make()
+        for f in 0..<3 {
+            let warped = Warper.warp(burst.planes[f], by: transforms[f], width: 53, height: 37)
+            var planes = warped.planes
+            Normalization.apply(gains[f], to: &planes)
+            try whole.store(frame: f, planes: planes, coverage: warped.coverage)
+            try banded.store(frame: f, warping: try #require(RowWarper(burst.planes[f], by: transforms[f], width: 53, height: 37)),
+                             gains: gains[f])
+        }
+        #expect(memcmp(whole.buffer.base, banded.buffer.base, whole.byteCount) == 0)
+        #expect(banded.storedFrameCount == 3)
+        let wrongSize = try #require(RowWarper(burst.planes[0], by: .identity, width: 52, height: 37))
+        #expect(throws: StackerError.self) { try banded.store(frame: 0, warping: wrongSize) }
+    }
+
     @Test("16-bit quantisation: error ≤ half a step, clamped to 0…1, NaN → 0")
     func quantisation() {
         var rng = KernelRNG(seed: 45)

@@ -28,53 +28,47 @@ public enum Warper {
     public static func warp(_ planes: [Plane], by transform: Transform, width: Int, height: Int,
                             interpolation: Interpolation = .lanczos3) -> WarpResult {
         let w = max(0, width), h = max(0, height)
-        var coverage = Plane(width: w, height: h)
-        var outs = planes.map { _ in Plane(width: w, height: h) }
-        guard let first = planes.first, first.count > 0, w > 0, h > 0,
-              let inverse = transform.inverse else {
-            return WarpResult(planes: outs, coverage: coverage)
+        guard let rows = RowWarper(planes, by: transform, width: w, height: h, interpolation: interpolation),
+              w > 0, h > 0 else {
+            let empty = Plane(width: w, height: h)
+            return WarpResult(planes: planes.map { _ in empty }, coverage: empty)
         }
-        for p in planes {
-            precondition(p.width == first.width && p.height == first.height,
-                         "Warper: planes of one frame must share a size (\(p.width)×\(p.height) vs \(first.width)×\(first.height))")
-        }
-        let sources = planes.map(\.pixels)
-        let geometry = FrameGeometry(width: first.width, height: first.height)
-        let outBuffers = outs.indices.map { _ in OutputBuffer(count: w * h) }
-        let covBuffer = OutputBuffer(count: w * h)
         let bands = min(h, 4 * max(1, System.cores))
         let rowsPerBand = (h + bands - 1) / bands
-
-        if inverse.isTranslation {
-            let plan = TranslationPlan(sx: inverse.matrix[2], sy: inverse.matrix[5], width: w, height: h,
-                                       geometry: geometry, interpolation: interpolation)
-            for pi in planes.indices {
-                outs[pi].pixels = [Float](unsafeUninitializedCapacity: w * h) { buffer, initialised in
-                    let out = SendablePointer(buffer.baseAddress!)
-                    DispatchQueue.concurrentPerform(iterations: bands) { band in
-                        let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
-                        guard y0 < y1 else { return }
-                        plan.run(rows: y0..<y1, source: sources[pi], output: out.pointer)
-                    }
-                    initialised = w * h
-                }
-            }
-            coverage.pixels = plan.coverage()
-            return WarpResult(planes: outs, coverage: coverage)
-        } else {
-            let m = inverse.matrix
+        // Every sample of every output is written by exactly one band.
+        let arrays = uninitializedArrays(planes.count + 1, count: w * h) { pointers in
+            let outputs = pointers.map(UnsafeSendablePointer.init)
             DispatchQueue.concurrentPerform(iterations: bands) { band in
                 let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
                 guard y0 < y1 else { return }
-                GeneralWarp.run(rows: y0..<y1, width: w, matrix: m, geometry: geometry,
-                                interpolation: interpolation, sources: sources,
-                                outputs: outBuffers, coverage: covBuffer)
+                rows.warp(rows: y0..<y1, into: outputs.dropLast().map { $0.pointer + y0 * w },
+                          coverage: outputs[planes.count].pointer + y0 * w)
             }
         }
-        for i in outs.indices { outs[i].pixels = outBuffers[i].array() }
-        coverage.pixels = covBuffer.array()
-        return WarpResult(planes: outs, coverage: coverage)
+        return WarpResult(planes: arrays.dropLast().map { Plane(width: w, height: h, pixels: $0) },
+                          coverage: Plane(width: w, height: h, pixels: arrays[planes.count]))
     }
+
+    /// `k` arrays of `count` floats, left uninitialised for `fill`, which
+    /// must write every element of each before it returns.
+    private static func uninitializedArrays(_ k: Int, count: Int,
+                                            _ fill: ([UnsafeMutablePointer<Float>]) -> Void) -> [[Float]] {
+        func nest(_ pointers: [UnsafeMutablePointer<Float>]) -> [[Float]] {
+            guard pointers.count < k else { fill(pointers); return [] }
+            var rest: [[Float]] = []
+            let array = [Float](unsafeUninitializedCapacity: max(1, count)) { buffer, initialised in
+                rest = nest(pointers + [buffer.baseAddress!])
+                initialised = count
+            }
+            return [array] + rest
+        }
+        return nest([])
+    }
+}
+
+/// A raw pointer handed to concurrent row bands that write disjoint rows.
+struct UnsafeSendablePointer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Float>
 }
 
 /// Processor count, read once.
@@ -92,21 +86,6 @@ struct FrameGeometry: Sendable {
     @inline(__always) func coversY(_ y: Double) -> Bool {
         y >= -Warper.edgeEpsilon && y <= Double(height - 1) + Warper.edgeEpsilon
     }
-}
-
-/// A heap block of floats written by disjoint row bands from several threads.
-/// Each pixel is written by exactly one band, which is what makes the
-/// `@unchecked Sendable` sound.
-final class OutputBuffer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<Float>
-    let count: Int
-    init(count: Int) {
-        self.count = count
-        pointer = .allocate(capacity: max(1, count))
-        pointer.initialize(repeating: 0, count: max(1, count))
-    }
-    deinit { pointer.deallocate() }
-    func array() -> [Float] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
 }
 
 /// Precomputed separable weights for a pure translation: the frame is
@@ -158,18 +137,23 @@ struct TranslationPlan: Sendable {
         coveredY = covered(height, sy, geometry.coversY)
     }
 
-    /// The coverage plane: 1 inside the covered rectangle, 0 elsewhere.
-    func coverage() -> [Float] {
-        var c = [Float](repeating: 0, count: width * height)
-        guard !coveredX.isEmpty else { return c }
-        for y in coveredY { for x in coveredX { c[y * width + x] = 1 } }
-        return c
+    /// Writes the coverage of output rows `rows` to `out` (row
+    /// `rows.lowerBound` first): 1 inside the covered rectangle, 0 elsewhere.
+    func coverage(rows: Range<Int>, into out: UnsafeMutablePointer<Float>) {
+        for y in rows {
+            let o = out + (y - rows.lowerBound) * width
+            o.update(repeating: 0, count: width)
+            if coveredY.contains(y) && !coveredX.isEmpty {
+                (o + coveredX.lowerBound).update(repeating: 1, count: coveredX.count)
+            }
+        }
     }
 
     /// Writes every pixel of output rows `rows` of one plane (0 where not
-    /// covered): vertical taps into a row buffer of frame width padded with
-    /// clamped edge samples, then horizontal taps, each as a loop over
-    /// pixels per tap so the compiler vectorises it.
+    /// covered) to `out`, which holds row `rows.lowerBound` first: vertical
+    /// taps into a row buffer of frame width padded with clamped edge
+    /// samples, then horizontal taps, each as a loop over pixels per tap so
+    /// the compiler vectorises it.
     func run(rows: Range<Int>, source: [Float], output out: UnsafeMutablePointer<Float>) {
         let fw = geometry.width, fh = geometry.height
         let pad = taps
@@ -181,7 +165,7 @@ struct TranslationPlan: Sendable {
                     line.withUnsafeMutableBufferPointer { lb in
                         guard let s = sb.baseAddress, let l = lb.baseAddress else { return }
                         for y in rows {
-                            let o = out + y * width
+                            let o = out + (y - rows.lowerBound) * width
                             guard coveredY.contains(y), !xs.isEmpty else {
                                 o.update(repeating: 0, count: width)
                                 continue
@@ -191,14 +175,8 @@ struct TranslationPlan: Sendable {
                             if exactY {
                                 lp.update(from: s + min(max(y + intY, 0), fh - 1) * fw, count: fw)
                             } else {
-                                let r0 = s + min(max(y + baseY, 0), fh - 1) * fw
-                                let w0 = wy[0]
-                                for x in 0..<fw { lp[x] = w0 * r0[x] }
-                                for t in 1..<taps {
-                                    let r = s + min(max(y + baseY + t, 0), fh - 1) * fw
-                                    let wt = wy[t]
-                                    for x in 0..<fw { lp[x] += wt * r[x] }
-                                }
+                                let rows = (0..<taps).map { s + min(max(y + baseY + $0, 0), fh - 1) * fw }
+                                Self.combine(rows, weights: wy, count: fw, into: lp)
                             }
                             for i in 0..<pad {
                                 l[i] = lp[0]
@@ -215,12 +193,7 @@ struct TranslationPlan: Sendable {
                                 ox.update(from: lp + xs.lowerBound + intX, count: n)
                             } else {
                                 let src = lp + xs.lowerBound + baseX
-                                let w0 = wx[0]
-                                for i in 0..<n { ox[i] = w0 * src[i] }
-                                for t in 1..<taps {
-                                    let wt = wx[t], st = src + t
-                                    for i in 0..<n { ox[i] += wt * st[i] }
-                                }
+                                Self.combine((0..<taps).map { UnsafePointer(src + $0) }, weights: wx, count: n, into: ox)
                             }
                         }
                     }
@@ -230,10 +203,45 @@ struct TranslationPlan: Sendable {
     }
 }
 
-/// A raw pointer handed to concurrent row bands that write disjoint rows.
-struct SendablePointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<Float>
-    init(_ pointer: UnsafeMutablePointer<Float>) { self.pointer = pointer }
+extension TranslationPlan {
+    /// `out[i] = Σ_t weights[t] · inputs[t][i]` for `i < count`, summed in
+    /// tap order (so every tap count gives the same floats as a loop per
+    /// tap), with the 6- and 4-tap kernels kept in registers: one pass that
+    /// loads each input once and stores once, instead of a pass per tap.
+    @inline(__always)
+    static func combine(_ inputs: [UnsafePointer<Float>], weights w: UnsafeBufferPointer<Float>, count: Int,
+                        into out: UnsafeMutablePointer<Float>) {
+        switch inputs.count {
+        case 6:
+            let (p0, p1, p2, p3, p4, p5) = (inputs[0], inputs[1], inputs[2], inputs[3], inputs[4], inputs[5])
+            let (w0, w1, w2, w3, w4, w5) = (w[0], w[1], w[2], w[3], w[4], w[5])
+            for i in 0..<count {
+                var a = w0 * p0[i]
+                a += w1 * p1[i]
+                a += w2 * p2[i]
+                a += w3 * p3[i]
+                a += w4 * p4[i]
+                a += w5 * p5[i]
+                out[i] = a
+            }
+        case 4:
+            let (p0, p1, p2, p3) = (inputs[0], inputs[1], inputs[2], inputs[3])
+            let (w0, w1, w2, w3) = (w[0], w[1], w[2], w[3])
+            for i in 0..<count {
+                var a = w0 * p0[i]
+                a += w1 * p1[i]
+                a += w2 * p2[i]
+                a += w3 * p3[i]
+                out[i] = a
+            }
+        default:
+            for i in 0..<count { out[i] = w[0] * inputs[0][i] }
+            for t in 1..<inputs.count {
+                let wt = w[t], p = inputs[t]
+                for i in 0..<count { out[i] += wt * p[i] }
+            }
+        }
+    }
 }
 
 /// Per-pixel sampling for a general projective transform.
@@ -252,14 +260,16 @@ enum GeneralWarp {
     /// Fractional bits below the weight phase (phases = 2^12).
     static let phaseShift: Int64 = 20
 
+    /// Writes output rows `rows` into `outputs` (one per source) and
+    /// `coverage`, each holding row `rows.lowerBound` first; samples outside
+    /// the frame are left as they are (the caller zeroes them).
     static func run(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
-                    interpolation: Interpolation, sources: [[Float]], outputs: [OutputBuffer],
-                    coverage: OutputBuffer) {
+                    interpolation: Interpolation, sources: [[Float]], outputs outs: [UnsafeMutablePointer<Float>],
+                    coverage cov: UnsafeMutablePointer<Float>) {
         precondition(WeightTable.phases == 1 << (32 - phaseShift), "phase table and fixed point disagree")
         let fw = geometry.width, fh = geometry.height
         let taps = interpolation.taps, first = interpolation.firstTap
         let table = interpolation.phaseTable
-        let outs = outputs.map(\.pointer), cov = coverage.pointer
         let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
         // Affine, and every position of the grid within ±2^30 px (so the
         // fixed point cannot overflow): step along rows.
@@ -271,7 +281,7 @@ enum GeneralWarp {
         let highY = Int64(((Double(fh - 1) + Warper.edgeEpsilon) * one).rounded(.down))
         let half = Int64(1) << (phaseShift - 1), phaseMask = Int64(WeightTable.phases - 1)
         let stepX = Int64((m0 * one).rounded()), stepY = Int64((m3 * one).rounded())
-        withBasePointers(sources) { src in
+        sources.withBaseAddresses { src in
         table.weights.withUnsafeBufferPointer { tw in
             guard let weights = tw.baseAddress else { return }
             var cols = [Int](repeating: 0, count: taps), rowStarts = cols
@@ -298,7 +308,7 @@ enum GeneralWarp {
                     let bx = Int(truncatingIfNeeded: rx >> 32) + first, by = Int(truncatingIfNeeded: ry >> 32) + first
                     let wx = weights + Int(truncatingIfNeeded: (rx >> phaseShift) & phaseMask) * WeightTable.stride
                     let wy = weights + Int(truncatingIfNeeded: (ry >> phaseShift) & phaseMask) * WeightTable.stride
-                    let o = yr * width + xr
+                    let o = (yr - rows.lowerBound) * width + xr
                     cov[o] = 1
                     // The 6-tap path loads 8 samples per row.
                     if bx >= 0 && bx + WeightTable.stride <= fw && by >= 0 && by + taps <= fh {
@@ -355,15 +365,6 @@ enum GeneralWarp {
             row += step
         }
         return (acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD4<Float>.self)).sum()
-    }
-
-    /// Calls `body` with the base address of every array (all non-empty).
-    static func withBasePointers<R>(_ arrays: [[Float]], _ body: ([UnsafePointer<Float>]) -> R) -> R {
-        func step(_ i: Int, _ acc: [UnsafePointer<Float>]) -> R {
-            guard i < arrays.count else { return body(acc) }
-            return arrays[i].withUnsafeBufferPointer { step(i + 1, acc + [$0.baseAddress!]) }
-        }
-        return step(0, [])
     }
 }
 

@@ -125,27 +125,72 @@ public final class FrameStore: @unchecked Sendable {
             throw StackerError.invalidInput(
                 path: "", reason: "frame \(index) plane is \(p.width)×\(p.height), the store \(width)×\(height)")
         }
-        let w = width, n = frameCount, c = channels
-        let s = samples, cov = coverage
-        for ch in 0..<c {
-            planes[ch].pixels.withUnsafeBufferPointer { src in
-                guard let sp = src.baseAddress else { return }
-                for y in 0..<height {
-                    let dst = s + ((y * n + index) * c + ch) * w
-                    let row = sp + y * w
-                    for x in 0..<w { dst[x] = Self.quantize(row[x]) }
-                }
-            }
-        }
-        mask.pixels.withUnsafeBufferPointer { src in
-            guard let mp = src.baseAddress else { return }
-            for y in 0..<height {
-                let dst = cov + (y * n + index) * w
-                let row = mp + y * w
-                for x in 0..<w { dst[x] = row[x] > 0.5 ? 1 : 0 }
+        planes.map(\.pixels).withBaseAddresses { sources in
+            mask.pixels.withUnsafeBufferPointer { m in
+                writeRows(0..<height, frame: index, samples: sources, coverage: m.baseAddress!)
             }
         }
         stored.withLock { $0[index] = true }
+    }
+
+    /// Stores frame `index` warped onto the reference grid by `frame`, a few
+    /// rows at a time (no warped copy of the frame is made), with per-channel
+    /// `gains` (`x′ = gain · x + offset`, see `Normalization`) applied to the
+    /// warped samples. The same bytes as `store(frame:planes:coverage:)` of
+    /// `Warper.warp`'s output.
+    ///
+    /// Callable from several threads at once for different indices.
+    /// - Throws: `StackerError.invalidInput` when the index is out of range or
+    ///   the frame's grid or channel count does not match the store.
+    public func store(frame index: Int, warping frame: RowWarper,
+                      gains: [(gain: Float, offset: Float)] = []) throws {
+        guard index >= 0, index < frameCount else {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame index \(index) is outside the store's 0..<\(frameCount)")
+        }
+        guard frame.channels == channels, frame.width == width, frame.height == height else {
+            throw StackerError.invalidInput(
+                path: "", reason: "frame \(index) is \(frame.width)×\(frame.height)×\(frame.channels), the store \(width)×\(height)×\(channels)")
+        }
+        let rowsPerPass = max(1, min(height, 16_384 / width))
+        let pass = rowsPerPass * width
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (channels + 1) * pass)
+        defer { scratch.deallocate() }
+        let planes = (0..<channels).map { scratch + $0 * pass }
+        let mask = scratch + channels * pass
+        var y = 0
+        while y < height {
+            let rows = y..<min(height, y + rowsPerPass)
+            frame.warp(rows: rows, into: planes, coverage: mask)
+            let n = rows.count * width
+            for (c, k) in gains.enumerated() where c < channels && (k.gain != 1 || k.offset != 0) {
+                let p = planes[c]
+                for i in 0..<n { p[i] = k.gain * p[i] + k.offset }
+            }
+            writeRows(rows, frame: index, samples: planes.map { UnsafePointer($0) }, coverage: mask)
+            y = rows.upperBound
+        }
+        stored.withLock { $0[index] = true }
+    }
+
+    /// Quantises rows `rows` of frame `index` into the store: `samples` (one
+    /// per channel) and `coverage` each hold `rows.count × width` floats,
+    /// row `rows.lowerBound` first.
+    private func writeRows(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
+                           coverage mask: UnsafePointer<Float>) {
+        let w = width, n = frameCount, c = channels
+        let s = samples, cov = coverage
+        for y in rows {
+            let at = (y - rows.lowerBound) * w
+            for ch in 0..<c {
+                let dst = s + ((y * n + index) * c + ch) * w
+                let row = source[ch] + at
+                for x in 0..<w { dst[x] = Self.quantize(row[x]) }
+            }
+            let dst = cov + (y * n + index) * w
+            let row = mask + at
+            for x in 0..<w { dst[x] = row[x] > 0.5 ? 1 : 0 }
+        }
     }
 
     /// `UInt16(round(clamp(v, 0, 1) · 65535))`, NaN → 0.

@@ -79,13 +79,16 @@ enum JPEGCodec {
         try checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
         let format = h.channels == 1 ? TJPF_GRAY : TJPF_RGB
         let count = h.width * h.height * h.channels
-        var pixels = [UInt8](repeating: 0, count: count)
         let flags = TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS
-        let rc = bytes.withUnsafeBufferPointer { b in
-            pixels.withUnsafeMutableBufferPointer { p in
+        var rc: Int32 = 0
+        // TurboJPEG writes every sample (a truncated file's missing rows
+        // too, as gray), so the buffer needs no clearing first.
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { p, initialised in
+            rc = bytes.withUnsafeBufferPointer { b in
                 tjDecompress2(handle.raw, b.baseAddress, UInt(b.count), p.baseAddress,
                               Int32(h.width), 0, Int32(h.height), Int32(format.rawValue), flags)
             }
+            initialised = count
         }
         if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
             throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))

@@ -1,4 +1,6 @@
+import Dispatch
 public import Registration
+import Synchronization
 
 /// The incremental weighted-average kernel: folds frames one at a time into a
 /// running mean, so the burst is never held in memory.
@@ -9,24 +11,41 @@ public import Registration
 /// never forms the large sum `Σ w·x`, so it stays accurate in `Float` over
 /// hundreds of frames. Pixels a frame does not cover get no weight, so
 /// borders of shifted frames do not darken.
+///
+/// `add(warping:)` warps and folds a frame in one pass over row bands on
+/// all cores: each band is resampled into a small buffer and folded while
+/// it is still in cache, so no warped copy of the frame is ever made. Every
+/// pixel is computed alone, so the result does not depend on the split.
 public struct AverageAccumulator: Sendable {
     /// Width of the output grid.
     public let width: Int
     /// Height of the output grid.
     public let height: Int
-    /// The running weighted mean, one plane per channel.
-    public private(set) var mean: [Plane]
-    /// The running sum of weights `Σ w·c` per pixel (shared by all channels).
-    public private(set) var weightSum: Plane
+    /// Number of channels.
+    public let channels: Int
     /// How many frames have been folded in.
     public private(set) var frameCount = 0
+    /// Mean planes then the weight sum, `channels + 1` planes of `width × height`.
+    private var storage: AccumulatorStorage
 
     /// An empty accumulator for `channels` planes of `width × height`.
     public init(width: Int, height: Int, channels: Int) {
         self.width = width
         self.height = height
-        mean = Array(repeating: Plane(width: width, height: height), count: channels)
-        weightSum = Plane(width: width, height: height)
+        self.channels = channels
+        storage = AccumulatorStorage(planes: channels + 1, planeSize: width * height)
+    }
+
+    /// The running weighted mean, one plane per channel (a copy).
+    public var mean: [Plane] { (0..<channels).map(plane) }
+
+    /// The running sum of weights `Σ w·c` per pixel, shared by all channels (a copy).
+    public var weightSum: Plane { plane(channels) }
+
+    private func plane(_ index: Int) -> Plane {
+        let n = width * height
+        let start = storage.plane(index)
+        return Plane(width: width, height: height, pixels: Array(UnsafeBufferPointer(start: start, count: n)))
     }
 
     /// Folds one aligned frame into the mean.
@@ -35,46 +54,115 @@ public struct AverageAccumulator: Sendable {
     ///   - coverage: 0…1 per pixel, where the frame has data (nil: all covered).
     ///   - weight: the frame weight (> 0).
     public mutating func add(_ planes: [Plane], coverage: Plane?, weight: Float = 1) {
-        precondition(planes.count == mean.count, "frame has \(planes.count) channels, accumulator \(mean.count)")
+        precondition(planes.count == channels, "frame has \(planes.count) channels, accumulator \(channels)")
         precondition(weight.isFinite && weight > 0, "frame weight \(weight) must be positive")
+        makeUnique()
         let n = width * height
-        // Update the weight sum first, then fold each channel with the ratio
-        // r = w·c / W (identical for all channels of a pixel).
         var ratio = [Float](repeating: 0, count: n)
-        weightSum.pixels.withUnsafeMutableBufferPointer { wsum in
-            ratio.withUnsafeMutableBufferPointer { r in
-                if let coverage {
-                    coverage.pixels.withUnsafeBufferPointer { c in
-                        Self.updateWeights(wsum, r, coverage: c, weight: weight)
-                    }
-                } else {
-                    Self.updateWeights(wsum, r, coverage: nil, weight: weight)
+        ratio.withUnsafeMutableBufferPointer { r in
+            if let coverage {
+                coverage.pixels.withUnsafeBufferPointer { c in
+                    Self.updateWeights(storage.plane(channels), r.baseAddress!, coverage: c.baseAddress, weight: weight, count: n)
                 }
+            } else {
+                Self.updateWeights(storage.plane(channels), r.baseAddress!, coverage: nil, weight: weight, count: n)
             }
-        }
-        for ch in 0..<planes.count {
-            mean[ch].pixels.withUnsafeMutableBufferPointer { m in
+            for ch in 0..<channels {
                 planes[ch].pixels.withUnsafeBufferPointer { x in
-                    ratio.withUnsafeBufferPointer { r in Self.fold(m, x, r) }
+                    Self.fold(storage.plane(ch), x.baseAddress!, r.baseAddress!, count: n)
                 }
             }
         }
         frameCount += 1
     }
 
+    /// Thread-seconds one `add(warping:)` spent resampling and folding.
+    public struct FoldTimes: Sendable {
+        /// Summed over bands: resampling the frame.
+        public var warp: Double = 0
+        /// Summed over bands: updating weights and means.
+        public var fold: Double = 0
+    }
+
+    /// Warps `frame` onto the output grid and folds it into the mean, band
+    /// by band on all cores; the same result as `add` of `Warper.warp`'s
+    /// planes and coverage, bit for bit.
+    /// - Parameters:
+    ///   - frame: the frame and its transform, on this accumulator's grid.
+    ///   - weight: the frame weight (> 0).
+    ///   - gains: per channel `x′ = gain · x + offset`, applied to the warped
+    ///     samples (see `Normalization`); empty for none.
+    ///   - threads: how many threads share the bands.
+    /// - Returns: the thread-seconds spent in each half.
+    @discardableResult
+    public mutating func add(warping frame: RowWarper, weight: Float = 1,
+                             gains: [(gain: Float, offset: Float)] = [],
+                             threads: Int = StackOptions.defaultThreadCount) -> FoldTimes {
+        precondition(frame.channels == channels, "frame has \(frame.channels) channels, accumulator \(channels)")
+        precondition(frame.width == width && frame.height == height, "frame grid \(frame.width)×\(frame.height), accumulator \(width)×\(height)")
+        precondition(weight.isFinite && weight > 0, "frame weight \(weight) must be positive")
+        makeUnique()
+        guard width > 0, height > 0 else { frameCount += 1; return FoldTimes() }
+        let store = storage, w = width, h = height, ch = channels
+        // About 16 K samples per band pass: the scratch planes stay in L2.
+        let rowsPerPass = max(1, min(h, 16_384 / w))
+        let workers = max(1, threads)
+        let bands = min((h + rowsPerPass - 1) / rowsPerPass, 4 * workers)
+        let rowsPerBand = (h + bands - 1) / bands
+        let gains = (0..<ch).map { $0 < gains.count ? gains[$0] : (gain: Float(1), offset: Float(0)) }
+        let times = Mutex(FoldTimes())
+        parallelForEach(bands, threads: workers) { band in
+            let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
+            guard y0 < y1 else { return }
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (ch + 2) * rowsPerPass * w)
+            defer { scratch.deallocate() }
+            let samples = (0..<ch).map { scratch + $0 * rowsPerPass * w }
+            let coverage = scratch + ch * rowsPerPass * w, ratio = coverage + rowsPerPass * w
+            var local = FoldTimes()
+            var y = y0
+            while y < y1 {
+                let rows = y..<min(y1, y + rowsPerPass)
+                let n = rows.count * w, offset = rows.lowerBound * w
+                let t0 = ContinuousClock.now
+                frame.warp(rows: rows, into: samples, coverage: coverage)
+                let t1 = ContinuousClock.now
+                Self.updateWeights(store.plane(ch) + offset, ratio, coverage: coverage, weight: weight, count: n)
+                for c in 0..<ch {
+                    let k = gains[c], x = samples[c]
+                    if k.gain != 1 || k.offset != 0 {
+                        for i in 0..<n { x[i] = k.gain * x[i] + k.offset }
+                    }
+                    Self.fold(store.plane(c) + offset, samples[c], ratio, count: n)
+                }
+                local.warp += Self.seconds(t1 - t0)
+                local.fold += Self.seconds(ContinuousClock.now - t1)
+                y = rows.upperBound
+            }
+            times.withLock { $0.warp += local.warp; $0.fold += local.fold }
+        }
+        frameCount += 1
+        return times.withLock { $0 }
+    }
+
+    /// Gives this value its own storage before a mutation (copy on write).
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
     /// `W += w·c`, `r = w·c / W` (0 where W is still 0), 16 lanes at a time.
-    private static func updateWeights(_ wsum: UnsafeMutableBufferPointer<Float>,
-                                      _ r: UnsafeMutableBufferPointer<Float>,
-                                      coverage: UnsafeBufferPointer<Float>?, weight: Float) {
-        let n = wsum.count
-        guard n > 0 else { return }
+    private static func updateWeights(_ wsum: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                                      coverage: UnsafePointer<Float>?, weight: Float, count n: Int) {
         let lanes = 16
         let vw = SIMD16<Float>(repeating: weight)
         var i = 0
-        let wp = UnsafeMutableRawPointer(wsum.baseAddress!)
-        let rp = UnsafeMutableRawPointer(r.baseAddress!)
+        let wp = UnsafeMutableRawPointer(wsum)
+        let rp = UnsafeMutableRawPointer(r)
         while i + lanes <= n {
-            let c = coverage.map { SIMD16<Float>(UnsafeRawPointer($0.baseAddress! + i).loadUnaligned(as: SIMD16<Float>.self)) }
+            let c = coverage.map { UnsafeRawPointer($0 + i).loadUnaligned(as: SIMD16<Float>.self) }
                 ?? SIMD16<Float>(repeating: 1)
             let wc = vw * c
             let w = wp.loadUnaligned(fromByteOffset: i * 4, as: SIMD16<Float>.self) + wc
@@ -93,14 +181,12 @@ public struct AverageAccumulator: Sendable {
     }
 
     /// `m += r · (x − m)`, 16 lanes at a time.
-    private static func fold(_ m: UnsafeMutableBufferPointer<Float>, _ x: UnsafeBufferPointer<Float>,
-                             _ r: UnsafeBufferPointer<Float>) {
-        let n = m.count
-        guard n > 0 else { return }
+    private static func fold(_ m: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>,
+                             _ r: UnsafePointer<Float>, count n: Int) {
         let lanes = 16
-        let mp = UnsafeMutableRawPointer(m.baseAddress!)
-        let xp = UnsafeRawPointer(x.baseAddress!)
-        let rp = UnsafeRawPointer(r.baseAddress!)
+        let mp = UnsafeMutableRawPointer(m)
+        let xp = UnsafeRawPointer(x)
+        let rp = UnsafeRawPointer(r)
         var i = 0
         while i + lanes <= n {
             let off = i * 4
@@ -114,5 +200,34 @@ public struct AverageAccumulator: Sendable {
             m[i] += r[i] * (x[i] - m[i])
             i += 1
         }
+    }
+}
+
+/// The accumulator's planes in one zeroed heap block. Bands of rows are
+/// written from several threads, each pixel by one band only, which is what
+/// makes `@unchecked Sendable` sound; `AverageAccumulator` copies it before
+/// mutating a shared one.
+final class AccumulatorStorage: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<Float>
+    private let planes: Int
+    private let planeSize: Int
+
+    init(planes: Int, planeSize: Int) {
+        self.planes = planes
+        self.planeSize = planeSize
+        base = .allocate(capacity: max(1, planes * planeSize))
+        base.initialize(repeating: 0, count: max(1, planes * planeSize))
+    }
+
+    deinit { base.deallocate() }
+
+    /// The first sample of plane `index`.
+    func plane(_ index: Int) -> UnsafeMutablePointer<Float> { base + index * planeSize }
+
+    /// An independent copy.
+    func copy() -> AccumulatorStorage {
+        let c = AccumulatorStorage(planes: planes, planeSize: planeSize)
+        c.base.update(from: base, count: planes * planeSize)
+        return c
     }
 }

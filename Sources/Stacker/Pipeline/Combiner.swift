@@ -41,22 +41,21 @@ struct Combiner {
         return nil
     }
 
-    /// Folds a frame into the average (frames arrive in input order).
-    /// `planes == nil` means the frame is not used; `coverage == nil` means it
-    /// covers everything. Robust modes take their frames through `frameStore`.
-    mutating func add(planes: [Plane]?, coverage: Plane?, weight: Float) {
+    /// Warps and folds a frame into the average (frames arrive in input
+    /// order), on `threads` threads. Robust modes take their frames through
+    /// `frameStore` and ignore this.
+    mutating func add(warping frame: RowWarper, weight: Float, gains: [(gain: Float, offset: Float)],
+                      threads: Int) -> AverageAccumulator.FoldTimes {
         switch state {
         case .average(var acc):
-            guard let planes else { return }
             state = .folding
-            acc.add(planes, coverage: coverage, weight: weight)
+            let times = acc.add(warping: frame, weight: weight, gains: gains, threads: threads)
             state = .average(acc)
+            return times
         case .folding:
             preconditionFailure("Combiner.add re-entered during a fold")
         case .robust:
-            // Robust modes: the workers have already put the frame into
-            // `frameStore`; unused frames are never stored.
-            return
+            return AverageAccumulator.FoldTimes()
         }
     }
 

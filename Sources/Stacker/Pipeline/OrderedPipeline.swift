@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs `produce` for indices `0..<count` on `threads` worker threads while
@@ -20,8 +21,14 @@ func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
     let ready = DispatchSemaphore(value: 0)
     let permits = DispatchSemaphore(value: max(workers, window))
     let group = DispatchGroup()
+    // Workers are threads of their own, not Dispatch's: they block on the
+    // window for long stretches, and libdispatch on Linux counts a blocked
+    // thread against its pool, which would leave the bands of the
+    // consumer's `concurrentPerform` (the average fold) without threads.
     for _ in 0..<workers {
-        DispatchQueue.global().async(group: group) {
+        group.enter()
+        let worker = Thread {
+            defer { group.leave() }
             while true {
                 permits.wait()
                 let i = next.add(1, ordering: .relaxed).oldValue
@@ -34,6 +41,8 @@ func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
                 ready.signal()
             }
         }
+        worker.stackSize = 8 << 20
+        worker.start()
     }
     defer { group.wait() }
     do {

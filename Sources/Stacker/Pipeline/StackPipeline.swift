@@ -77,11 +77,13 @@ public enum StackPipeline {
             registrar = nil
         }
 
-        /// One frame made ready for the kernel.
+        /// One frame made ready for the kernel: for the average, the frame
+        /// itself, warped band by band as it is folded; robust modes have
+        /// already stored it.
         struct Prepared: Sendable {
             var report: FrameReport
-            var planes: [Plane]?
-            var coverage: Plane?
+            var frame: RowWarper?
+            var gains: [(gain: Float, offset: Float)] = []
         }
 
         let autoWeights = options.weighting == .auto
@@ -89,15 +91,21 @@ public enum StackPipeline {
 
         var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
                                     frameCount: paths.count)
-        // Robust modes: workers write straight into the (thread-safe) frame
-        // store, so prepared frames do not queue up in memory.
+        // Robust modes: workers warp each frame and write it straight into
+        // the (thread-safe) frame store, so prepared frames do not queue up
+        // in memory. The average warps as it folds, on the consumer thread.
         let directStore = combiner.frameStore
-        /// Hands a prepared frame on: into the store (robust modes), or back
-        /// to the consumer for the fold (average).
-        let deliver: @Sendable (Int, FrameReport, [Plane], Plane?) throws -> Prepared = { index, report, planes, coverage in
-            guard let store = directStore else { return Prepared(report: report, planes: planes, coverage: coverage) }
-            try store.store(frame: index, planes: planes,
-                            coverage: coverage ?? Plane(width: width, height: height, repeating: 1))
+        let interpolation = options.interpolation
+        /// Hands a registered frame on: warped into the store (robust modes),
+        /// or as it is to the consumer for the fold (average).
+        let deliver: @Sendable (Int, FrameReport, [Plane], Transform, [(gain: Float, offset: Float)]) throws -> Prepared = {
+            index, report, planes, transform, gains in
+            let frame = RowWarper(planes, by: transform, width: width, height: height, interpolation: interpolation)
+            guard let store = directStore else { return Prepared(report: report, frame: frame, gains: gains) }
+            if let frame {
+                let (_, seconds) = try measure { try store.store(frame: index, warping: frame, gains: gains) }
+                timings.withLock { $0.warp += seconds }
+            }
             return Prepared(report: report)
         }
         let duplicates = duplicateIndices(paths)
@@ -155,9 +163,7 @@ public enum StackPipeline {
                     }
                     report.score = 1
                     report.used = true
-                    var planes = image.planes
-                    Normalization.apply(gains, to: &planes)
-                    return .success(try deliver(index, report, planes, nil))
+                    return .success(try deliver(index, report, image.planes, .identity, gains))
                 } else {
                     let (estimate, regSeconds) = try measure {
                         try wrapRegistration(path) { try registrar!.estimate(luma) }
@@ -179,14 +185,7 @@ public enum StackPipeline {
                     return .success(Prepared(report: report))
                 }
                 report.used = true
-                let (warped, warpSeconds) = measure {
-                    Warper.warp(image.planes, by: report.transform, width: width, height: height,
-                                interpolation: options.interpolation)
-                }
-                timings.withLock { $0.warp += warpSeconds }
-                var planes = warped.planes
-                Normalization.apply(gains, to: &planes)
-                return .success(try deliver(index, report, planes, warped.coverage))
+                return .success(try deliver(index, report, image.planes, report.transform, gains))
             } catch {
                 let e = (error as? StackerError) ?? .unreadable(path: path, reason: "\(error)")
                 if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {
@@ -204,11 +203,15 @@ public enum StackPipeline {
                             produce: prepare) { index, outcome in
             var prepared = try outcome.get()
             if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
-            let (_, seconds) = measure {
-                combiner.add(planes: prepared.planes, coverage: prepared.coverage,
-                             weight: Float(prepared.report.weight))
+            if let frame = prepared.frame {
+                let (split, seconds) = measure {
+                    combiner.add(warping: frame, weight: Float(prepared.report.weight), gains: prepared.gains,
+                                 threads: threads)
+                }
+                // The fused pass's wall time, split as its thread-seconds were.
+                let warpShare = split.warp + split.fold > 0 ? split.warp / (split.warp + split.fold) : 0
+                timings.withLock { $0.warp += seconds * warpShare; $0.stack += seconds * (1 - warpShare) }
             }
-            timings.withLock { $0.stack += seconds }
             if !prepared.report.used, let reason = prepared.report.reason {
                 warnings.append("\(prepared.report.path): skipped: \(reason)")
             }

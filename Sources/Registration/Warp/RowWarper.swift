@@ -1,0 +1,73 @@
+/// One frame made ready to be resampled onto the reference grid a band of
+/// rows at a time, so a caller can consume each band while it is still in
+/// cache (the average kernel folds it straight into its accumulator) instead
+/// of holding a whole warped frame.
+///
+/// The samples are exactly those of `Warper.warp`, which is built on it: for
+/// each reference pixel `(xr, yr)` the frame is sampled at
+/// `transform.inverse(xr, yr)`, with 0 and coverage 0 outside the frame.
+/// Rows are independent, so any split into bands gives the same samples.
+public struct RowWarper: Sendable {
+    /// Width of the reference grid.
+    public let width: Int
+    /// Height of the reference grid.
+    public let height: Int
+    /// Number of planes (channels) warped per row.
+    public var channels: Int { sources.count }
+
+    private enum Method: Sendable {
+        case translation(TranslationPlan)
+        case general(matrix: [Double])
+    }
+    private let sources: [[Float]]
+    private let method: Method
+    private let geometry: FrameGeometry
+    private let interpolation: Interpolation
+
+    /// Prepares `planes` (one frame's channels, all the same non-empty size)
+    /// for warping by `transform` (frame → reference) onto a `width` ×
+    /// `height` grid; nil when there is nothing to sample (no planes, an
+    /// empty frame, or a singular transform).
+    public init?(_ planes: [Plane], by transform: Transform, width: Int, height: Int,
+                 interpolation: Interpolation = .lanczos3) {
+        guard let first = planes.first, first.count > 0, let inverse = transform.inverse else { return nil }
+        for p in planes {
+            precondition(p.width == first.width && p.height == first.height,
+                         "Warper: planes of one frame must share a size (\(p.width)×\(p.height) vs \(first.width)×\(first.height))")
+        }
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.sources = planes.map(\.pixels)
+        self.geometry = FrameGeometry(width: first.width, height: first.height)
+        self.interpolation = interpolation
+        if inverse.isTranslation {
+            method = .translation(TranslationPlan(sx: inverse.matrix[2], sy: inverse.matrix[5], width: self.width,
+                                                  height: self.height, geometry: geometry, interpolation: interpolation))
+        } else {
+            method = .general(matrix: inverse.matrix)
+        }
+    }
+
+    /// Writes reference rows `rows` of every plane into `outputs` (one per
+    /// plane) and their coverage (1 where the sample point lies inside the
+    /// frame, else 0) into `coverage`. Each buffer holds `rows.count ×
+    /// width` floats, row `rows.lowerBound` first. Safe to call from several
+    /// threads for disjoint buffers.
+    public func warp(rows: Range<Int>, into outputs: [UnsafeMutablePointer<Float>],
+                     coverage: UnsafeMutablePointer<Float>) {
+        precondition(outputs.count == sources.count, "RowWarper: \(outputs.count) outputs for \(sources.count) planes")
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "RowWarper: rows \(rows) outside 0..<\(height)")
+        guard !rows.isEmpty, width > 0 else { return }
+        switch method {
+        case .translation(let plan):
+            for (source, output) in zip(sources, outputs) { plan.run(rows: rows, source: source, output: output) }
+            plan.coverage(rows: rows, into: coverage)
+        case .general(let matrix):
+            let n = rows.count * width
+            for output in outputs { output.update(repeating: 0, count: n) }
+            coverage.update(repeating: 0, count: n)
+            GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry,
+                            interpolation: interpolation, sources: sources, outputs: outputs, coverage: coverage)
+        }
+    }
+}
