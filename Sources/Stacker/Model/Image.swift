@@ -43,11 +43,19 @@ public struct Image: Sendable, Equatable {
     /// registration; the plane itself for a gray image.
     public var luma: Plane {
         guard planes.count >= 3 else { return planes[0] }
-        var out = Plane(width: width, height: height)
-        let r = planes[0].pixels, g = planes[1].pixels, b = planes[2].pixels
-        out.pixels.withUnsafeMutableBufferPointer { o in
-            for i in 0..<o.count { o[i] = 0.299 * r[i] + 0.587 * g[i] + 0.114 * b[i] }
+        let n = pixelCount
+        let pixels = [Float](unsafeUninitializedCapacity: n) { o, initialised in
+            planes[0].pixels.withUnsafeBufferPointer { r in
+                planes[1].pixels.withUnsafeBufferPointer { g in
+                    planes[2].pixels.withUnsafeBufferPointer { b in
+                        guard let o = o.baseAddress, let r = r.baseAddress, let g = g.baseAddress,
+                              let b = b.baseAddress else { return }
+                        for i in 0..<n { o[i] = 0.299 * r[i] + 0.587 * g[i] + 0.114 * b[i] }
+                    }
+                }
+            }
+            initialised = n
         }
-        return out
+        return Plane(width: width, height: height, pixels: pixels)
     }
 }
