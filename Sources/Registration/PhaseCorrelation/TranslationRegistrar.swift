@@ -103,8 +103,7 @@ public final class TranslationRegistrar: Sendable {
                 "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
         }
         let small = frame.downsampled(by: factor)
-        let coarsePatch = small.cropped(x: coarseOrigin.x, y: coarseOrigin.y, width: coarse.cols, height: coarse.rows)
-        let peaks = try coarse.correlateCandidates(coarsePatch, count: Self.candidateCount,
+        let peaks = try coarse.correlateCandidates(small, at: coarseOrigin, count: Self.candidateCount,
                                                    minimumRatio: Self.candidateRatio,
                                                    upsample: min(options.upsampleFactor, 20))
         guard !peaks.isEmpty else {
