@@ -240,7 +240,7 @@ struct DirectRefinement: Sendable {
                     for j in 0..<sp.count { sp[j] = abs(res[j * stride]) }
                 }
             }
-            let sigma = max(Self.minimumSigma, 1.4826 * Self.median(&sample))
+            let sigma = max(Self.minimumSigma, 1.4826 * Self.medianOfMagnitudes(&sample))
             // Pass 2: weighted normal equations with the reference gradient.
             var n = NormalEquations()
             column.withUnsafeMutableBufferPointer { scratch in
@@ -403,20 +403,58 @@ struct DirectRefinement: Sendable {
     static func median(_ values: inout [Float]) -> Float {
         let n = values.count
         guard n > 0 else { return 0 }
-        let k = n / 2
-        return values.withUnsafeMutableBufferPointer { v in
-            var lo = 0, hi = n - 1
-            while lo < hi {
-                let pivot = v[(lo + hi) / 2]
-                var i = lo, j = hi
-                while i <= j {
-                    while v[i] < pivot { i += 1 }
-                    while v[j] > pivot { j -= 1 }
-                    if i <= j { v.swapAt(i, j); i += 1; j -= 1 }
-                }
-                if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        return values.withUnsafeMutableBufferPointer { select($0, n / 2) }
+    }
+
+    /// The element of rank `k` (0-based, `k < v.count`) of `v`, which is
+    /// reordered. Quickselect (Hoare partition), expected linear time.
+    static func select(_ v: UnsafeMutableBufferPointer<Float>, _ k: Int) -> Float {
+        var lo = 0, hi = v.count - 1
+        while lo < hi {
+            let pivot = v[(lo + hi) / 2]
+            var i = lo, j = hi
+            while i <= j {
+                while v[i] < pivot { i += 1 }
+                while v[j] > pivot { j -= 1 }
+                if i <= j { v.swapAt(i, j); i += 1; j -= 1 }
             }
-            return v[k]
+            if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        }
+        return v[k]
+    }
+
+    /// Histogram buckets of `medianOfMagnitudes`: the top 11 bits of a
+    /// non-negative float (the exponent and 3 mantissa bits).
+    static let magnitudeBuckets = 2048
+
+    /// The median of `values`, every one ≥ 0 (absolute values), exactly as
+    /// `median` finds it; `values` may be reordered. 0 for an empty array.
+    ///
+    /// For non-negative floats the bit pattern grows with the value, so one
+    /// histogram of its top 11 bits finds the bucket that holds the median,
+    /// and quickselect runs only on that bucket's few hundred values. The
+    /// branchy partition over all 32 768 MAD samples had cost as much as the
+    /// interpolation of an iteration (perf: 40 % of `iterate`, mispredicted
+    /// compares); the histogram has no data-dependent branch.
+    static func medianOfMagnitudes(_ values: inout [Float]) -> Float {
+        let n = values.count
+        guard n > 0 else { return 0 }
+        let k = n / 2
+        let shift: UInt32 = 20
+        var counts = [Int32](repeating: 0, count: magnitudeBuckets)
+        return values.withUnsafeMutableBufferPointer { v in
+            counts.withUnsafeMutableBufferPointer { c in
+                for x in v { c[Int(min(x.bitPattern >> shift, UInt32(magnitudeBuckets - 1)))] &+= 1 }
+                var below = 0, bucket = 0
+                while below + Int(c[bucket]) <= k { below += Int(c[bucket]); bucket += 1 }
+                // Gather the bucket's values to the front, then select among them.
+                var m = 0
+                for i in 0..<n where Int(min(v[i].bitPattern >> shift, UInt32(magnitudeBuckets - 1))) == bucket {
+                    v.swapAt(i, m)
+                    m += 1
+                }
+                return select(UnsafeMutableBufferPointer(rebasing: v[0..<m]), k - below)
+            }
         }
     }
 }
