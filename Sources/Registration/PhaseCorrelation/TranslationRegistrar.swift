@@ -98,9 +98,9 @@ public final class TranslationRegistrar: Sendable {
     /// A blank frame (or blank reference) returns `(0, 0)` with score 0,
     /// never accepted.
     ///
-    /// Measured (release, 1 thread, `stack-bench --cases register`): ≈ 9 ms
-    /// at 1152×864, 15 ms at 2304×1728 and 15–16 ms at 4000×3000 (downscale
-    /// ≈ 3 ms, coarse search 500×375 ≈ 3 ms, direct refinement ≈ 8 ms over
+    /// Measured (release, 1 thread, `stack-bench --cases register`): ≈ 8 ms
+    /// at 1152×864, 14 ms at 2304×1728 and 15 ms at 4000×3000 (downscale
+    /// ≈ 3 ms, coarse search 500×375 ≈ 3 ms, direct refinement ≈ 7 ms over
     /// 1 MP); 0.004–0.02 px RMS error on generated street bursts (JPEG q89,
     /// moving objects), ≤ 0.003 px on noisy band-limited test texture.
     ///
@@ -189,10 +189,15 @@ public final class TranslationRegistrar: Sendable {
 
     /// Stages 2 and 3 from one coarse peak: the direct refinement at full
     /// resolution, straight from the coarse peak (within a pixel or so; its
-    /// sparse first iterations are cheap), or the fine phase correlation
-    /// where it declines.
+    /// sparse first iterations are cheap). Where it declines from there (the
+    /// coarse peak more than `DirectRefinement.slack` px off, or too little
+    /// texture), the earlier path: the fine phase correlation at 1/10 px,
+    /// then the direct refinement again, then the fine stage at full
+    /// resolution (`finish`).
     private func refine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
-        try finish(frame, dx: c.dx * Double(factor), dy: c.dy * Double(factor))
+        if let d = direct.refine(frame, dx: c.dx * Double(factor), dy: c.dy * Double(factor)) { return (d.dx, d.dy) }
+        let (dx, dy) = try refineFine(frame, c, upsample: Self.startUpsample)
+        return try finish(frame, dx: dx, dy: dy)
     }
 
     /// The direct refinement from an estimate within a pixel or so; where it
