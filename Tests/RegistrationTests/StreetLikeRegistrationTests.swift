@@ -122,7 +122,7 @@ struct StreetLikeRegistrationTests {
     }
 
     @Test("large shifts (±10 %) and objects over a third of the frame: RMS ≤ 0.05 px, max ≤ 0.15 px",
-          .disabled("Known failure, the later issue: with a third of reference and frame under flat high-contrast objects, the coarse phase correlation scores 0.04–0.055 (< 0.06) and 6 of 8 peaks are wrong; the direct stage cannot recover from a wrong start."))
+          .disabled("Known failure, the score only: since the coarse candidates are ranked on the downsampled planes (2026-12-03), all 8 shifts are right (measured RMS 0.044 px, max 0.076 px, inside the bounds), but the frames are not accepted: with a third of both reference and frame under flat high-contrast objects only about (2/3)² of the area is shared, and the phase-correlation peak height, which is the score, falls to 0.040–0.064, mostly under the 0.06 threshold that unrelated scenes (0.022–0.026) need. Passing needs a different confidence measure, not a lower threshold."))
     func heavyOcclusion() throws {
         // The harder target: shifts up to 10 % of the frame, a third of each
         // frame covered by objects. Bounds as that target states.

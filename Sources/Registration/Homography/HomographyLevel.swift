@@ -292,19 +292,9 @@ struct HomographyLevel: Sendable {
 
     /// The `rank`-th smallest element (0-based) by quickselect; reorders `a`.
     static func select(_ a: inout [Float], rank: Int) -> Float {
-        var lo = 0, hi = a.count - 1
+        precondition(!a.isEmpty, "select from an empty array")
         let k = min(max(rank, 0), a.count - 1)
-        while lo < hi {
-            let pivot = a[lo + (hi - lo) / 2]
-            var i = lo, j = hi
-            while i <= j {
-                while a[i] < pivot { i += 1 }
-                while a[j] > pivot { j -= 1 }
-                if i <= j { a.swapAt(i, j); i += 1; j -= 1 }
-            }
-            if k <= j { hi = j } else if k >= i { lo = i } else { break }
-        }
-        return a[k]
+        return a.withUnsafeMutableBufferPointer { DirectRefinement.select($0, k) }
     }
 
     /// Weighted normal equations `Σ w JᵀJ θ = Σ w Jᵀ r` with the Jacobian

@@ -20,7 +20,8 @@ public struct TranslationOptions: Sendable, Equatable {
     /// brings both sides to at most this. Default 512.
     public var maxSearchSize: Int
     /// Longest side, in pixels, of the full-resolution central crop used for
-    /// the subpixel refinement (smaller images use about 80 % of their size).
+    /// the fine phase correlation (candidate comparison, and the fallback
+    /// where the direct refinement declines) (smaller images use about 80 % of their size).
     /// Default 1024: with 512, on a 2304×1728 street burst whose central
     /// crop held large moving objects, the crop's cross-correlation peak
     /// landed 7–12 px off on 9 of 10 frames.

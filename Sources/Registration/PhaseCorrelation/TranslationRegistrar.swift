@@ -10,26 +10,31 @@
 ///    is ≤ `maxSearchSize`, take the central crop of FFT-friendly size
 ///    (factors 2, 3, 5), remove the weighted mean, apply a Hann window, form
 ///    the normalised cross-power spectrum `R·F̄ / |R·F̄|` (bins below an
-///    epsilon are zeroed), find the integer peak of its inverse and refine it
-///    with a small upsampled DFT. The peak height is the `score`.
-/// 2. **Fine.** At full resolution, cross-correlate (Hann-windowed, no
-///    spectral whitening, which measured ~20× less noise-sensitive) a central
-///    crop of the reference (≤ `refineSize`) with the frame crop displaced by
-///    the rounded coarse shift, search the integer peak within `f + 2` px,
-///    and refine with the upsampled (matrix-multiply) DFT of Guizar-Sicairos
-///    et al. at `1/upsampleFactor` px over a 1.5 px neighbourhood. If the
-///    rounded shift changed, repeat once so the residual is below half a pixel.
-///    This gets within ≈ 0.1–0.5 px on real scenes: the Hann-windowed crop
-///    sees few pixels, and moving objects in it pull the peak.
-/// 3. **Direct.** Robust Gauss–Newton (Lucas–Kanade, Huber IRLS) on the
+///    epsilon are zeroed), find the highest local maxima of its inverse and
+///    refine them with a small upsampled DFT. The highest peak's height is
+///    the `score`. When several peaks are comparable, the highest is kept
+///    alone if it also correlates best with the reference over the whole
+///    downsampled plane (`decisiveCandidates`).
+/// 2. **Direct.** Robust Gauss–Newton (Lucas–Kanade, Huber IRLS) on the
 ///    intensities at full resolution over the whole overlap (or evenly spread
-///    row bands of it, ≤ 1 MP), starting from stage 2 (`DirectRefinement`).
-///    If it fails (blank or one-dimensional texture, or it wanders more than
-///    2 px off), the stage-2 shift stands.
+///    row bands of it, ≤ 1 MP), starting from the coarse peak, which is
+///    within about a pixel (`DirectRefinement`: sparse bands first, then
+///    all of them).
+/// 3. **Fine** (only where needed). At full resolution, phase-correlate
+///    (Hann-windowed) a central crop of the reference (≤ `refineSize`) with
+///    the frame crop displaced by the rounded coarse shift, search the
+///    integer peak within `f + 2` px, and refine with the upsampled
+///    (matrix-multiply) DFT of Guizar-Sicairos et al. at `1/upsampleFactor`
+///    px over a 1.5 px neighbourhood. It compares the candidates when the
+///    coarse stage is not decisive (periodic structure, heavy occlusion),
+///    and is the result where the direct refinement declines (blank or
+///    one-dimensional texture, or it wanders more than 2 px off). It gets
+///    within ≈ 0.1–0.5 px on real scenes: the Hann-windowed crop sees few
+///    pixels, and moving objects in it pull the peak.
 ///
-/// Frame pixels the displaced crop of stage 2 needs beyond the frame edge take
+/// Frame pixels the displaced crop of stage 3 needs beyond the frame edge take
 /// the nearest edge value; the Hann taper keeps them from mattering, and
-/// stage 3 samples only pixels inside both planes, so no clamping bias reaches
+/// stage 2 samples only pixels inside both planes, so no clamping bias reaches
 /// the result.
 public final class TranslationRegistrar: Sendable {
     /// Reference width in pixels (frames must match).
@@ -46,6 +51,8 @@ public final class TranslationRegistrar: Sendable {
     private let factor: Int
     private let coarse: CorrelationStage
     private let coarseOrigin: (x: Int, y: Int)
+    /// The whole reference downsampled by `factor` (candidate ranking).
+    private let smallReference: Plane
     private let fine: CorrelationStage
     private let fineOrigin: (x: Int, y: Int)
     /// Final robust direct (Lucas–Kanade) refinement at full resolution.
@@ -70,6 +77,7 @@ public final class TranslationRegistrar: Sendable {
                             min(width, height) / Self.minimumSide))
 
         let small = reference.downsampled(by: factor)
+        smallReference = small
         let cw = CorrelationStage.fastSize(atMost: small.width)
         let ch = CorrelationStage.fastSize(atMost: small.height)
         coarseOrigin = ((small.width - cw) / 2, (small.height - ch) / 2)
@@ -90,9 +98,10 @@ public final class TranslationRegistrar: Sendable {
     /// A blank frame (or blank reference) returns `(0, 0)` with score 0,
     /// never accepted.
     ///
-    /// Measured (release, 2 cores): ≈ 27–29 ms for 4000×3000 (coarse search
-    /// 500×375, refinement crop 512×512, direct refinement ≈ 4–6 ms over
-    /// 1 MP); 0.004–0.010 px RMS error on generated street bursts (JPEG q90,
+    /// Measured (release, 1 thread, `stack-bench --cases register`): ≈ 8 ms
+    /// at 1152×864, 14 ms at 2304×1728 and 15 ms at 4000×3000 (downscale
+    /// ≈ 3 ms, coarse search 500×375 ≈ 3 ms, direct refinement ≈ 7 ms over
+    /// 1 MP); 0.004–0.02 px RMS error on generated street bursts (JPEG q89,
     /// moving objects), ≤ 0.003 px on noisy band-limited test texture.
     ///
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
@@ -103,16 +112,16 @@ public final class TranslationRegistrar: Sendable {
                 "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
         }
         let small = frame.downsampled(by: factor)
-        let coarsePatch = small.cropped(x: coarseOrigin.x, y: coarseOrigin.y, width: coarse.cols, height: coarse.rows)
-        let peaks = try coarse.correlateCandidates(coarsePatch, count: Self.candidateCount,
+        let peaks = try coarse.correlateCandidates(small, at: coarseOrigin, count: Self.candidateCount,
                                                    minimumRatio: Self.candidateRatio,
                                                    upsample: min(options.upsampleFactor, 20))
         guard !peaks.isEmpty else {
             return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false)
         }
-        if peaks.count == 1 {
-            let (dx, dy) = try refine(frame, peaks[0])
-            let score = min(1, max(0, peaks[0].height))
+        let ranked = decisiveCandidates(peaks, small)
+        if ranked.count == 1 {
+            let (dx, dy) = try refine(frame, ranked[0])
+            let score = min(1, max(0, ranked[0].height))
             return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: score >= options.minimumScore)
         }
         // Several comparable coarse peaks (periodic structure, heavy
@@ -121,7 +130,7 @@ public final class TranslationRegistrar: Sendable {
         // on that one only.
         var best: (dx: Double, dy: Double, score: Double, match: Double)?
         var seen: [(Double, Double)] = []
-        for peak in peaks {
+        for peak in ranked {
             let (dx, dy) = try refineFine(frame, peak, upsample: Self.startUpsample)
             if seen.contains(where: { abs($0.0 - dx) < 0.5 && abs($0.1 - dy) < 0.5 }) { continue }
             seen.append((dx, dy))
@@ -140,33 +149,68 @@ public final class TranslationRegistrar: Sendable {
     /// considered: on ordinary scenes the second local maximum is far below
     /// it, so only one candidate is refined and the cost stays that of one.
     static let candidateRatio = 0.4
-    /// Subpixel resolution (1/px) of the fine phase correlation when the
-    /// direct refinement follows: candidates are compared, and Gauss–Newton
-    /// started, from a tenth of a pixel. Only where the direct refinement
-    /// declines is the fine stage repeated at `options.upsampleFactor` (the
-    /// upsampled DFT costs in proportion to the factor).
+    /// How far (in correlation) the highest coarse peak must lead the others
+    /// on the downsampled planes to be refined alone (see `decisiveCandidates`).
+    static let candidateMargin = 0.05
+    /// Subpixel resolution (1/px) of the fine phase correlation when it
+    /// compares candidates: they are compared, and Gauss–Newton started,
+    /// from a tenth of a pixel. Only where the direct refinement declines is
+    /// the fine stage run at `options.upsampleFactor` (the upsampled DFT
+    /// costs in proportion to the factor).
     static let startUpsample = 10
     /// Samples (about) that `matchScore` uses: an even grid over the overlap.
     static let matchSamples = 131_072
 
-    /// Stages 2 and 3 from one coarse peak: the full-resolution shift.
+    /// The coarse candidates worth refining at full resolution: only the
+    /// highest phase-correlation peak when it also correlates best with the
+    /// reference over the whole downsampled plane
+    /// (`Plane.normalisedCorrelation`), by at least `candidateMargin`;
+    /// otherwise all of them.
+    ///
+    /// Phase-correlation heights of a windowed crop are not comparable
+    /// across shifts (a repeated façade element gives a peak almost as high
+    /// as the true one); the plain correlation of the overlapping planes
+    /// mostly is. Measured on the generated street bursts (1, 4, 12 MP):
+    /// the true shift 0.80–0.86, the other peaks ≤ 0.67, so the frames that
+    /// refined two or three candidates at full resolution now refine one.
+    /// Both criteria must agree because neither decides alone: on the
+    /// periodic façade test (rows 2.1 coarse px apart, near the coarse
+    /// Nyquist frequency) the bilinear resampling at the true shift's
+    /// fractional offset wipes out the rows, and the true candidate scores
+    /// 0.78 against 0.94–0.99 for peaks a whole number of periods off.
+    private func decisiveCandidates(_ peaks: [CorrelationStage.Peak], _ small: Plane) -> [CorrelationStage.Peak] {
+        guard peaks.count > 1 else { return peaks }
+        let matches = peaks.map { p in
+            small.normalisedCorrelation(with: smallReference, dx: p.dx, dy: p.dy, samples: Self.matchSamples)
+        }
+        let others = matches.dropFirst().max() ?? -1
+        return matches[0] >= others + Self.candidateMargin ? [peaks[0]] : peaks
+    }
+
+    /// Stages 2 and 3 from one coarse peak: the direct refinement at full
+    /// resolution, straight from the coarse peak (within a pixel or so; its
+    /// sparse first iterations are cheap). Where it declines from there (the
+    /// coarse peak more than `DirectRefinement.slack` px off, or too little
+    /// texture), the earlier path: the fine phase correlation at 1/10 px,
+    /// then the direct refinement again, then the fine stage at full
+    /// resolution (`finish`).
     private func refine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
+        if let d = direct.refine(frame, dx: c.dx * Double(factor), dy: c.dy * Double(factor)) { return (d.dx, d.dy) }
         let (dx, dy) = try refineFine(frame, c, upsample: Self.startUpsample)
         return try finish(frame, dx: dx, dy: dy)
     }
 
-    /// Stage 3 from a fine estimate good to a tenth of a pixel: the direct
-    /// refinement; where it declines (too little overlap or texture, or it
-    /// would move too far), the fine phase correlation again at
-    /// `options.upsampleFactor`.
+    /// The direct refinement from an estimate within a pixel or so; where it
+    /// declines (too little overlap or texture, or it would move too far),
+    /// the fine phase correlation at `options.upsampleFactor`.
     private func finish(_ frame: Plane, dx: Double, dy: Double) throws -> (Double, Double) {
         if let d = direct.refine(frame, dx: dx, dy: dy) { return (d.dx, d.dy) }
         let start = CorrelationStage.Peak(dx: dx / Double(factor), dy: dy / Double(factor), height: 0)
         return try refineFine(frame, start)
     }
 
-    /// Stage 2 from one coarse peak: the fine phase correlation on the
-    /// full-resolution crop (a few hundredths of a pixel from the end result).
+    /// Stage 3 from one coarse peak: the fine phase correlation on the
+    /// full-resolution crop (a few tenths of a pixel from the end result).
     private func refineFine(_ frame: Plane, _ c: CorrelationStage.Peak,
                             upsample: Int? = nil) throws -> (Double, Double) {
         var dx = c.dx * Double(factor), dy = c.dy * Double(factor)
@@ -187,54 +231,10 @@ public final class TranslationRegistrar: Sendable {
     }
 
     /// Zero-mean normalised cross-correlation of `frame(x, y)` with
-    /// `reference(x + dx, y + dy)` (bilinear) over their overlap, on an even
-    /// grid of about `matchSamples` points; −1 when the overlap is empty or
-    /// flat. Comparable across shifts, unlike the phase-correlation height
-    /// of a downscaled crop.
+    /// `reference(x + dx, y + dy)` at full resolution (see
+    /// `Plane.normalisedCorrelation`), on about `matchSamples` points.
     func matchScore(_ frame: Plane, dx: Double, dy: Double) -> Double {
-        let ref = direct.reference
-        let x0 = max(0, Int((-dx).rounded(.up))), x1 = min(width - 2, Int((Double(width - 2) - dx).rounded(.down)))
-        let y0 = max(0, Int((-dy).rounded(.up))), y1 = min(height - 2, Int((Double(height - 2) - dy).rounded(.down)))
-        guard x1 > x0, y1 > y0 else { return -1 }
-        let area = Double((x1 - x0 + 1) * (y1 - y0 + 1))
-        let step = max(1, Int((area / Double(Self.matchSamples)).squareRoot().rounded(.down)))
-        let ix = Int(dx.rounded(.down)), iy = Int(dy.rounded(.down))
-        let fx = Float(dx - Double(ix)), fy = Float(dy - Double(iy))
-        let w = width
-        var n = 0.0, sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0
-        frame.pixels.withUnsafeBufferPointer { f in
-            ref.pixels.withUnsafeBufferPointer { r in
-                var y = y0
-                while y <= y1 {
-                    var ra: Float = 0, rb: Float = 0, raa: Float = 0, rbb: Float = 0, rab: Float = 0
-                    var cnt = 0
-                    let ry = y + iy
-                    // x + ix ∈ [0, width − 2] and ry ∈ [0, height − 2] by the bounds above.
-                    let lo = max(x0, -ix), hi = min(x1, width - 2 - ix)
-                    if ry >= 0 && ry <= height - 2 && lo <= hi {
-                        var x = lo
-                        while x <= hi {
-                            let a = f[y * w + x]
-                            let k = ry * w + x + ix
-                            let top = r[k] + fx * (r[k + 1] - r[k])
-                            let bot = r[k + w] + fx * (r[k + w + 1] - r[k + w])
-                            let b = top + fy * (bot - top)
-                            ra += a; rb += b; raa += a * a; rbb += b * b; rab += a * b
-                            cnt += 1
-                            x += step
-                        }
-                    }
-                    n += Double(cnt); sa += Double(ra); sb += Double(rb)
-                    saa += Double(raa); sbb += Double(rbb); sab += Double(rab)
-                    y += step
-                }
-            }
-        }
-        guard n > 1 else { return -1 }
-        let va = saa - sa * sa / n, vb = sbb - sb * sb / n, cov = sab - sa * sb / n
-        guard va > 0, vb > 0 else { return -1 }
-        let c = cov / (va * vb).squareRoot()
-        return c.isFinite ? c : -1
+        frame.normalisedCorrelation(with: direct.reference, dx: dx, dy: dy, samples: Self.matchSamples)
     }
 }
 
