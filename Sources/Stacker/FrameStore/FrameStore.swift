@@ -87,7 +87,7 @@ public final class FrameStore: @unchecked Sendable {
         stored = Mutex([Bool](repeating: false, count: frameCount))
     }
 
-    /// Whether the store is a memory-mapped temporary file (else heap memory).
+    /// Whether the store is a memory-mapped temporary file (else anonymous memory).
     public var isMemoryMapped: Bool { buffer.isMapped }
 
     /// The temporary file's path when memory-mapped (it is unlinked as soon

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The bytes behind a `FrameStore`: zero-filled heap memory, or a shared
+/// The bytes behind a `FrameStore`: zero-filled anonymous memory, or a shared
 /// memory map of a temporary file. Every C call the frame store makes lives
 /// in this file.
 ///
