@@ -152,12 +152,15 @@ struct TranslationPlan: Sendable {
     /// Writes every pixel of output rows `rows` of one plane (0 where not
     /// covered) to `out`, which holds row `rows.lowerBound` first: vertical
     /// taps into a row buffer of frame width padded with clamped edge
-    /// samples, then horizontal taps, each as a loop over pixels per tap so
-    /// the compiler vectorises it.
+    /// samples, then horizontal taps; each pass sums its taps in registers
+    /// (`combine`) in a loop the compiler vectorises.
     func run(rows: Range<Int>, source: [Float], output out: UnsafeMutablePointer<Float>) {
         let fw = geometry.width, fh = geometry.height
         let pad = taps
         var line = [Float](repeating: 0, count: fw + 2 * pad)
+        // Tap pointers, rewritten per row rather than allocated per row.
+        var tapPointers = [UnsafePointer<Float>]()
+        tapPointers.reserveCapacity(taps)
         let xs = coveredX
         source.withUnsafeBufferPointer { sb in
             weightsY.withUnsafeBufferPointer { wy in
@@ -175,8 +178,9 @@ struct TranslationPlan: Sendable {
                             if exactY {
                                 lp.update(from: s + min(max(y + intY, 0), fh - 1) * fw, count: fw)
                             } else {
-                                let rows = (0..<taps).map { s + min(max(y + baseY + $0, 0), fh - 1) * fw }
-                                Self.combine(rows, weights: wy, count: fw, into: lp)
+                                tapPointers.removeAll(keepingCapacity: true)
+                                for t in 0..<taps { tapPointers.append(s + min(max(y + baseY + t, 0), fh - 1) * fw) }
+                                Self.combine(tapPointers, weights: wy, count: fw, into: lp)
                             }
                             for i in 0..<pad {
                                 l[i] = lp[0]
@@ -193,7 +197,9 @@ struct TranslationPlan: Sendable {
                                 ox.update(from: lp + xs.lowerBound + intX, count: n)
                             } else {
                                 let src = lp + xs.lowerBound + baseX
-                                Self.combine((0..<taps).map { UnsafePointer(src + $0) }, weights: wx, count: n, into: ox)
+                                tapPointers.removeAll(keepingCapacity: true)
+                                for t in 0..<taps { tapPointers.append(UnsafePointer(src + t)) }
+                                Self.combine(tapPointers, weights: wx, count: n, into: ox)
                             }
                         }
                     }
