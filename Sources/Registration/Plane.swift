@@ -39,6 +39,22 @@ public struct Plane: Sendable, Equatable {
 }
 
 extension Array where Element == [Float] {
+    /// `arrays` arrays of `count` floats each, left uninitialised for
+    /// `fill`, which gets their base addresses and must write every element
+    /// of each before it returns (no zero fill, no copy).
+    public init(uninitialized arrays: Int, count: Int, fill: ([UnsafeMutablePointer<Float>]) -> Void) {
+        func nest(_ pointers: [UnsafeMutablePointer<Float>]) -> [[Float]] {
+            guard pointers.count < arrays else { fill(pointers); return [] }
+            var rest: [[Float]] = []
+            let array = [Float](unsafeUninitializedCapacity: Swift.max(1, count)) { buffer, initialised in
+                rest = nest(pointers + [buffer.baseAddress!])
+                initialised = count
+            }
+            return [array] + rest
+        }
+        self = nest([])
+    }
+
     /// Calls `body` with the base address of every array, in order (each
     /// must be non-empty); the pointers are valid only inside `body`.
     public func withBaseAddresses<R>(_ body: ([UnsafePointer<Float>]) -> R) -> R {

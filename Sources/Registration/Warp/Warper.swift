@@ -36,7 +36,7 @@ public enum Warper {
         let bands = min(h, 4 * max(1, System.cores))
         let rowsPerBand = (h + bands - 1) / bands
         // Every sample of every output is written by exactly one band.
-        let arrays = uninitializedArrays(planes.count + 1, count: w * h) { pointers in
+        let arrays = [[Float]](uninitialized: planes.count + 1, count: w * h) { pointers in
             let outputs = pointers.map(UnsafeSendablePointer.init)
             DispatchQueue.concurrentPerform(iterations: bands) { band in
                 let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
@@ -47,22 +47,6 @@ public enum Warper {
         }
         return WarpResult(planes: arrays.dropLast().map { Plane(width: w, height: h, pixels: $0) },
                           coverage: Plane(width: w, height: h, pixels: arrays[planes.count]))
-    }
-
-    /// `k` arrays of `count` floats, left uninitialised for `fill`, which
-    /// must write every element of each before it returns.
-    private static func uninitializedArrays(_ k: Int, count: Int,
-                                            _ fill: ([UnsafeMutablePointer<Float>]) -> Void) -> [[Float]] {
-        func nest(_ pointers: [UnsafeMutablePointer<Float>]) -> [[Float]] {
-            guard pointers.count < k else { fill(pointers); return [] }
-            var rest: [[Float]] = []
-            let array = [Float](unsafeUninitializedCapacity: max(1, count)) { buffer, initialised in
-                rest = nest(pointers + [buffer.baseAddress!])
-                initialised = count
-            }
-            return [array] + rest
-        }
-        return nest([])
     }
 }
 

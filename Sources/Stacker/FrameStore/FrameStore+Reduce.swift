@@ -52,7 +52,7 @@ extension FrameStore {
         let workers = max(1, min(threads, strips))
         // The output arrays are written in place (no zero fill, no copy): every
         // pixel of every plane is written exactly once by the strip threads.
-        let arrays = Self.withOutputArrays(count: c + 1, size: planeSize, pointers: []) { outputs in
+        let arrays = [[Float]](uninitialized: c + 1, count: planeSize) { outputs in
             let job = StripJob(store: self, kernel: kernel, weights: weights, network: network,
                                outputs: outputs,
                                equalWeights: weights.allSatisfy { $0 == weights.first })
@@ -74,27 +74,6 @@ extension FrameStore {
         let planes = arrays.prefix(c).map { Plane(width: w, height: h, pixels: $0) }
         let counts = Plane(width: w, height: h, pixels: arrays[c])
         return (Image(width: w, height: h, planes: planes), counts)
-    }
-
-    /// `count` arrays of `size` floats, left uninitialised for `body`, which
-    /// gets their base addresses and must write every element of each.
-    private static func withOutputArrays(count: Int, size: Int,
-                                         pointers: [UnsafeMutablePointer<Float>],
-                                         _ body: ([UnsafeMutablePointer<Float>]) -> Void) -> [[Float]] {
-        if pointers.count == count {
-            body(pointers)
-            return []
-        }
-        var rest: [[Float]] = []
-        let array = [Float](unsafeUninitializedCapacity: size) { buffer, initialized in
-            if let base = buffer.baseAddress {
-                rest = withOutputArrays(count: count, size: size, pointers: pointers + [base], body)
-            } else {
-                buffer.initialize(repeating: 0)
-            }
-            initialized = size
-        }
-        return [array] + rest
     }
 }
 

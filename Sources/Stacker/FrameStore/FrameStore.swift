@@ -162,11 +162,7 @@ public final class FrameStore: @unchecked Sendable {
         while y < height {
             let rows = y..<min(height, y + rowsPerPass)
             frame.warp(rows: rows, into: planes, coverage: mask)
-            let n = rows.count * width
-            for (c, k) in gains.enumerated() where c < channels && (k.gain != 1 || k.offset != 0) {
-                let p = planes[c]
-                for i in 0..<n { p[i] = k.gain * p[i] + k.offset }
-            }
+            Normalization.apply(gains, to: planes, count: rows.count * width)
             writeRows(rows, frame: index, samples: planes.map { UnsafePointer($0) }, coverage: mask)
             y = rows.upperBound
         }

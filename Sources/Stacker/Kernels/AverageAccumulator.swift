@@ -109,7 +109,6 @@ public struct AverageAccumulator: Sendable {
         let workers = max(1, threads)
         let bands = min((h + rowsPerPass - 1) / rowsPerPass, 4 * workers)
         let rowsPerBand = (h + bands - 1) / bands
-        let gains = (0..<ch).map { $0 < gains.count ? gains[$0] : (gain: Float(1), offset: Float(0)) }
         let times = Mutex(FoldTimes())
         parallelForEach(bands, threads: workers) { band in
             let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
@@ -127,13 +126,8 @@ public struct AverageAccumulator: Sendable {
                 frame.warp(rows: rows, into: samples, coverage: coverage)
                 let t1 = ContinuousClock.now
                 Self.updateWeights(store.plane(ch) + offset, ratio, coverage: coverage, weight: weight, count: n)
-                for c in 0..<ch {
-                    let k = gains[c], x = samples[c]
-                    if k.gain != 1 || k.offset != 0 {
-                        for i in 0..<n { x[i] = k.gain * x[i] + k.offset }
-                    }
-                    Self.fold(store.plane(c) + offset, samples[c], ratio, count: n)
-                }
+                Normalization.apply(gains, to: samples, count: n)
+                for c in 0..<ch { Self.fold(store.plane(c) + offset, samples[c], ratio, count: n) }
                 local.warp += Self.seconds(t1 - t0)
                 local.fold += Self.seconds(ContinuousClock.now - t1)
                 y = rows.upperBound

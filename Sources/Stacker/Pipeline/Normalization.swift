@@ -41,11 +41,27 @@ public enum Normalization: String, Sendable, CaseIterable {
 
     /// Applies per-channel `(gain, offset)` to `planes` in place.
     public static func apply(_ coefficients: [(gain: Float, offset: Float)], to planes: inout [Plane]) {
-        for (c, k) in coefficients.enumerated() where c < planes.count && (k.gain != 1 || k.offset != 0) {
+        for c in planes.indices where c < coefficients.count {
             planes[c].pixels.withUnsafeMutableBufferPointer { p in
-                for i in 0..<p.count { p[i] = k.gain * p[i] + k.offset }
+                if let base = p.baseAddress { apply(coefficients[c], to: base, count: p.count) }
             }
         }
+    }
+
+    /// Applies per-channel `(gain, offset)` to the first `count` samples of
+    /// each of `channels` (one buffer per channel; missing coefficients
+    /// leave a channel as it is).
+    static func apply(_ coefficients: [(gain: Float, offset: Float)],
+                      to channels: [UnsafeMutablePointer<Float>], count: Int) {
+        for (c, p) in channels.enumerated() where c < coefficients.count {
+            apply(coefficients[c], to: p, count: count)
+        }
+    }
+
+    /// `x′ = gain · x + offset` on `count` samples at `p` (nothing for 1, 0).
+    private static func apply(_ k: (gain: Float, offset: Float), to p: UnsafeMutablePointer<Float>, count: Int) {
+        guard k.gain != 1 || k.offset != 0 else { return }
+        for i in 0..<count { p[i] = k.gain * p[i] + k.offset }
     }
 }
 
