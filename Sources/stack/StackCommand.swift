@@ -147,6 +147,8 @@ struct StackCommand {
                 throw UsageError(description: "--depth needs 8, 16 or 32f, got '\(v)'")
             }
             s.depth = d
+            // A result written with more than 8 bits keeps them in the store too.
+            if d > 8 { s.options.storeDepth = .sixteen }
         }
         if let v = args["--weights"] {
             guard let w = FrameWeighting(rawValue: v) else {

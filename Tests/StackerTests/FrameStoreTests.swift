@@ -231,6 +231,62 @@ struct FrameStoreTests {
         #expect(FrameStore.dequantize(65535) == 1)
     }
 
+    @Test("8-bit quantisation: the SIMD row path equals the scalar one, error ≤ half a step, clamped, NaN → 0")
+    func quantisation8() {
+        var rng = KernelRNG(seed: 47)
+        // Random values, values outside 0…1, NaN and infinities, and exact
+        // half steps (k + 0.5)/255, which round up.
+        var values: [Float] = (0..<1000).map { _ in Float(rng.uniform() * 1.4 - 0.2) }
+        values += [.nan, .infinity, -.infinity, 0, 1, -0, 0.5 / 255, 1.5 / 255, 254.5 / 255]
+        values += (0..<255).map { (Float($0) + 0.5) / 255 }
+        for depth in [FrameStore.SampleDepth.eight, .sixteen] {
+            for count in [values.count, 13, 8, 7] {  // whole vectors and a scalar tail
+                let scalar: [UInt16] = values.prefix(count).map {
+                    depth == .eight ? UInt16(UInt8.quantize($0)) : UInt16.quantize($0)
+                }
+                var simd = [UInt16](repeating: 7, count: count)
+                if depth == .eight {
+                    var bytes = [UInt8](repeating: 7, count: count)
+                    values.withUnsafeBufferPointer { UInt8.quantize($0.baseAddress!, into: &bytes, count: count) }
+                    simd = bytes.map(UInt16.init)
+                } else {
+                    values.withUnsafeBufferPointer { UInt16.quantize($0.baseAddress!, into: &simd, count: count) }
+                }
+                #expect(simd == scalar, "\(depth), \(count) values")
+            }
+        }
+        var worst: Float = 0
+        for v in values where v >= 0 && v <= 1 { worst = max(worst, abs(Float(UInt8.quantize(v)) / 255 - v)) }
+        #expect(worst <= 0.5 / 255 + 1e-7)
+        #expect(UInt8.quantize(.nan) == 0 && UInt8.quantize(-0.1) == 0 && UInt8.quantize(2) == 255)
+        #expect(UInt8.quantize(0.5 / 255) == 1)
+    }
+
+    @Test("an 8-bit store takes B·C + 1 = 4 bytes per RGB pixel and frame, and reduces like the per-pixel kernels")
+    func eightBitStore() throws {
+        let w = 23, h = 13, c = 3, n = 9
+        let burst = Burst(width: w, height: h, channels: c, frames: n, seed: 48)
+        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n, depth: .eight,
+                                   memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        #expect(store.byteCount == w * h * n * 4)
+        try burst.fill(store)
+        let weights = [Float](repeating: 1, count: n)
+        let median = try store.reduce(.median, weights: weights, threads: 2)
+        let clip = try store.reduce(.sigmaClip, weights: weights, threads: 2)
+        #expect(median.image == (try store.reduce(.median, weights: weights, threads: 1, networkLimit: 0)).image)
+        #expect(clip.image == (try store.reduce(.sigmaClip, weights: weights, threads: 1, networkLimit: 0)).image)
+        var worst: Float = 0
+        for p in 0..<(w * h) {
+            for ch in 0..<c {
+                let v = (0..<n).filter { burst.coverage[$0].pixels[p] > 0.5 }
+                    .map { Float(UInt8.quantize(burst.planes[$0][ch].pixels[p])) / 255 }
+                worst = max(worst, abs(median.image.planes[ch].pixels[p] - Median.of(v)))
+            }
+        }
+        // The same formula on the same values; /255 and ·(1/255) differ by an ulp.
+        #expect(worst < 1e-6)
+    }
+
     @Test("bad sizes, indices, weights and kernel parameters throw invalidInput")
     func invalidInput() throws {
         #expect(throws: StackerError.self) {

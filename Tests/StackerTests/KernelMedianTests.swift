@@ -78,12 +78,17 @@ struct KernelMedianTests {
         #expect(SortingNetwork(count: 32).comparatorCount == 191)
     }
 
-    @Test("store median equals the sorted reference of covered samples for counts 0…64 (SIMD and scalar paths)")
-    func storeMedianWithCoverageGaps() throws {
+    @Test("store median equals the sorted reference of covered samples for counts 0…64 (SIMD and scalar paths)",
+          arguments: [FrameStore.SampleDepth.eight, .sixteen])
+    func storeMedianWithCoverageGaps(depth: FrameStore.SampleDepth) throws {
         var rng = KernelRNG(seed: 4)
         let w = 29, h = 7, n = 64
-        let store = try FrameStore(width: w, height: h, channels: 1, frameCount: n,
+        let store = try FrameStore(width: w, height: h, channels: 1, frameCount: n, depth: depth,
                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        // Stored value and read-back at this depth.
+        func stored(_ v: Float) -> Float {
+            depth == .eight ? Float(UInt8.quantize(v)) * UInt8.scale : FrameStore.dequantize(FrameStore.quantize(v))
+        }
         // Per pixel a covered-frame count drawn from 0…64 (x + 29y spreads it), then
         // that many frames chosen at random cover it.
         var cover = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: n)
@@ -93,7 +98,9 @@ struct KernelMedianTests {
             var frames = Array(0..<n)
             for i in 0..<k { frames.swapAt(i, rng.int(in: i...(n - 1))) }
             for f in frames.prefix(k) { cover[f][p] = 1 }
-            for f in 0..<n { values[f][p] = Float(rng.uniform()) }
+            // One sample in eight is full scale: covered samples that tie with
+            // the integer median's marker for uncovered ones.
+            for f in 0..<n { values[f][p] = rng.uniform() < 0.125 ? 1 : Float(rng.uniform()) }
         }
         for f in 0..<n {
             try store.store(frame: f, planes: [Plane(width: w, height: h, pixels: values[f])],
@@ -105,7 +112,7 @@ struct KernelMedianTests {
         var mismatches = 0
         for p in 0..<(w * h) {
             let covered = (0..<n).filter { cover[$0][p] > 0.5 }
-                .map { FrameStore.dequantize(FrameStore.quantize(values[$0][p])) }
+                .map { stored(values[$0][p]) }
             let expected = Self.reference(covered)
             if simd.image.planes[0].pixels[p] != expected || scalar.image.planes[0].pixels[p] != expected {
                 mismatches += 1

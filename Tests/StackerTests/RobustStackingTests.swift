@@ -95,6 +95,41 @@ struct RobustStackingTests {
         #expect(averageObjectError > 0.02, "the average should keep visible ghosts: MAE \(averageObjectError)")
     }
 
+    @Test("JPEG bursts keep 8 bits per sample in the store: the 8-bit result is within 0.1 dB of a 16-bit store's")
+    func eightBitStoreQuality() throws {
+        let b = try Self.burst(Self.streetConfig())
+        defer { b.remove() }
+        let truth = b.scene.groundTruth
+        let border = Int(b.scene.config.maxShift.rounded(.up)) + 3
+        /// The image as an 8-bit file holds it.
+        func rounded(_ i: Image) -> Image {
+            var r = i
+            for c in 0..<r.planes.count { r.planes[c].pixels = r.planes[c].pixels.map { ($0 * 255).rounded() / 255 } }
+            return r
+        }
+        for mode in [StackMode.median, .sigmaClip, .mode] {
+            var o = StackOptions()
+            o.mode = mode
+            o.threads = 2
+            let automatic = try StackPipeline.run(paths: b.paths, options: o).image
+            o.storeDepth = .eight
+            let eight = try StackPipeline.run(paths: b.paths, options: o).image
+            o.storeDepth = .sixteen
+            let sixteen = try StackPipeline.run(paths: b.paths, options: o).image
+            // 8-bit JPEGs choose the 8-bit store.
+            #expect(automatic == eight, "\(mode)")
+            let p8 = ImageMetrics.psnr(rounded(eight), truth, border: border)
+            let p16 = ImageMetrics.psnr(rounded(sixteen), truth, border: border)
+            print("\(mode): as an 8-bit file, 8-bit store \(p8) dB, 16-bit store \(p16) dB")
+            // The price of half the memory, measured on this burst (noise σ
+            // 0.01 ≈ 2.6 steps, JPEG q95, 10 frames): median 0.04 dB, mode
+            // 0.03 dB, sigma-clip 0.09 dB (its MAD is counted in whole
+            // steps). A bound of 0.1 dB keeps that price from growing unseen;
+            // runs that write 16 bits keep a 16-bit store (`--depth 16`).
+            #expect(p16 - p8 <= 0.1, "\(mode): \(p8) vs \(p16) dB")
+        }
+    }
+
     @Test("crowd (objects up to 60 % of frames, differing colours): mode removes them where median fails")
     func crowdModeBeatsMedian() throws {
         var c = SceneConfig.crowd

@@ -48,6 +48,7 @@ extension FrameStore {
         case .mode: useNetwork = false
         }
         let network = useNetwork ? SortingNetwork(count: frameCount) : nil
+        let depth = self.depth
         let strips = (h + Self.stripRows - 1) / Self.stripRows
         let workers = max(1, min(threads, strips))
         // The output arrays are written in place (no zero fill, no copy): every
@@ -67,7 +68,10 @@ extension FrameStore {
                     guard strip < strips else { break }
                     let y0 = strip * Self.stripRows
                     let y1 = min(y0 + Self.stripRows, job.store.height)
-                    for y in y0..<y1 { job.reduceRow(y, scratch) }
+                    switch depth {
+                    case .eight: for y in y0..<y1 { job.reduceRow(y, scratch, as: UInt8.self) }
+                    case .sixteen: for y in y0..<y1 { job.reduceRow(y, scratch, as: UInt16.self) }
+                    }
                 }
             }
         }
@@ -84,6 +88,10 @@ final class StripScratch {
     let channels: Int
     /// SIMD lanes: values, weights and the +∞ penalty of uncovered samples, per frame.
     let v: UnsafeMutablePointer<SIMD8<Float>>
+    /// Integer lanes for the median (16 stored samples per frame), and each
+    /// frame's coverage as an or-mask (0 where covered, all ones where not).
+    let lanes: UnsafeMutablePointer<SIMD16<UInt16>>
+    let orMask: UnsafeMutablePointer<SIMD16<UInt16>>
     let w: UnsafeMutablePointer<SIMD8<Float>>
     let penalty: UnsafeMutablePointer<SIMD8<Float>>
     /// One pixel's samples (frames × channels) and weights.
@@ -97,6 +105,8 @@ final class StripScratch {
         self.frames = max(frames, 1)
         self.channels = max(channels, 1)
         v = .allocate(capacity: self.frames)
+        lanes = .allocate(capacity: self.frames)
+        orMask = .allocate(capacity: self.frames)
         w = .allocate(capacity: self.frames)
         penalty = .allocate(capacity: self.frames)
         values = .allocate(capacity: self.frames * self.channels)
@@ -106,7 +116,7 @@ final class StripScratch {
     }
 
     deinit {
-        v.deallocate(); w.deallocate(); penalty.deallocate()
+        v.deallocate(); w.deallocate(); penalty.deallocate(); lanes.deallocate(); orMask.deallocate()
         values.deallocate(); weights.deallocate(); pixelOut.deallocate()
     }
 }
@@ -123,21 +133,65 @@ struct StripJob: @unchecked Sendable {
     /// Whether all frame weights are equal (sigma-clip then sorts values only).
     let equalWeights: Bool
 
-    /// Reduces row `y` into the output.
-    func reduceRow(_ y: Int, _ scratch: StripScratch) {
-        if let network {
-            reduceRowNetwork(y, network, scratch)
+    /// Reduces row `y` into the output; `T` is the store's sample type.
+    func reduceRow<T: StoredSample>(_ y: Int, _ scratch: StripScratch, as _: T.Type) {
+        guard let network else { return reduceRowScalar(y, scratch, as: T.self) }
+        if case .median = kernel {
+            reduceRowMedian(y, network, scratch, as: T.self)
         } else {
-            reduceRowScalar(y, scratch)
+            reduceRowNetwork(y, network, scratch, as: T.self)
         }
     }
 
-    /// SIMD path: 8 neighbouring pixels sorted together by the network.
-    private func reduceRowNetwork(_ y: Int, _ net: SortingNetwork, _ s: StripScratch) {
+    /// Median: 16 neighbouring pixels sorted together as stored integers,
+    /// widened to `UInt16` (no conversion to float before the sort), with
+    /// uncovered samples set to 65535 so they sort last. A lane with k
+    /// covered samples then holds them sorted in `0..<k` (a covered sample
+    /// of 65535 ties with the uncovered ones, which changes no value),
+    /// and its median is computed from the two middle ones exactly as
+    /// `Median.inPlace` does, so every path gives the same bits.
+    private func reduceRowMedian<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
+                                                  as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
-        let rowSamples = store.samples + y * n * c * wd
+        let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let rowCoverage = store.coverage + y * n * wd
-        let scale: Float = 1 / 65535
+        let scale = T.scale
+        let v = s.lanes, uncovered = s.orMask
+        let countOut = outputs[c] + y * wd
+        var x0 = 0
+        while x0 < wd {
+            let lanes = min(16, wd - x0)
+            var count = SIMD16<UInt8>(repeating: 0)
+            for f in 0..<n {
+                let covered = Self.load16(rowCoverage + f * wd + x0, lanes)
+                count &+= covered
+                // 1 − 1 = 0 where covered; 0 − 1 = all ones where not.
+                uncovered[f] = SIMD16<UInt16>(truncatingIfNeeded: covered) &- 1
+            }
+            for l in 0..<lanes { countOut[x0 + l] = Float(count[l]) }
+            for ch in 0..<c {
+                for f in 0..<n {
+                    v[f] = T.load16(rowSamples + (f * c + ch) * wd + x0, lanes: lanes) | uncovered[f]
+                }
+                net.sort(v)
+                let out = outputs[ch] + y * wd + x0
+                for l in 0..<lanes {
+                    let k = Int(count[l])
+                    out[l] = k == 0 ? 0 : 0.5 * (Float(v[(k - 1) / 2][l]) * scale + Float(v[k / 2][l]) * scale)
+                }
+            }
+            x0 += 16
+        }
+    }
+
+    /// Sigma-clip: 8 neighbouring pixels sorted together by the network as
+    /// floats (with their weights when those differ), then clipped lane by lane.
+    private func reduceRowNetwork<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
+                                                   as _: T.Type) {
+        let wd = store.width, n = store.frameCount, c = store.channels
+        let rowSamples = store.samples(as: T.self) + y * n * c * wd
+        let rowCoverage = store.coverage + y * n * wd
+        let scale = T.scale
         let countOut = outputs[c] + y * wd
         var x0 = 0
         while x0 < wd {
@@ -158,12 +212,6 @@ struct StripJob: @unchecked Sendable {
                     s.v[f] = SIMD8<Float>(u) * scale + s.penalty[f]
                 }
                 switch kernel {
-                case .median:
-                    net.sort(s.v)
-                    for l in 0..<lanes {
-                        let k = Int(count[l])
-                        out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
-                    }
                 case .sigmaClip(let kl, let kh, let iterations):
                     if equalWeights {
                         // Equal weights: the weights need not follow the sort.
@@ -183,8 +231,8 @@ struct StripJob: @unchecked Sendable {
                                                       kappaLow: kl, kappaHigh: kh,
                                                       maxIterations: iterations).value
                     }
-                case .mode:
-                    // Not reached: mode always takes the scalar path.
+                case .median, .mode:
+                    // Not reached: the median has its own path, mode the scalar one.
                     for l in 0..<lanes { out[l] = 0 }
                 }
             }
@@ -193,11 +241,11 @@ struct StripJob: @unchecked Sendable {
     }
 
     /// Scalar path: each pixel's covered samples gathered and reduced alone.
-    private func reduceRowScalar(_ y: Int, _ s: StripScratch) {
+    private func reduceRowScalar<T: StoredSample>(_ y: Int, _ s: StripScratch, as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
-        let rowSamples = store.samples + y * n * c * wd
+        let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let rowCoverage = store.coverage + y * n * wd
-        let scale: Float = 1 / 65535
+        let scale = T.scale
         for x in 0..<wd {
             let pixel = y * wd + x
             var k = 0
@@ -242,6 +290,15 @@ struct StripJob: @unchecked Sendable {
     static func load8<T: FixedWidthInteger & SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD8<T> {
         if lanes == 8 { return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<T>.self) }
         var v = SIMD8<T>(repeating: 0)
+        for l in 0..<lanes { v[l] = p[l] }
+        return v
+    }
+
+    /// Sixteen consecutive elements from `p`, as `load8`.
+    @inline(__always)
+    static func load16<T: FixedWidthInteger & SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD16<T> {
+        if lanes == 16 { return UnsafeRawPointer(p).loadUnaligned(as: SIMD16<T>.self) }
+        var v = SIMD16<T>(repeating: 0)
         for l in 0..<lanes { v[l] = p[l] }
         return v
     }

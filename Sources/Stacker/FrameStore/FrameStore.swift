@@ -2,24 +2,25 @@ public import Registration
 import Synchronization
 
 /// Aligned frames kept for the robust kernels (median, mode, sigma-clip),
-/// 16 bits per sample, reduced in row strips.
+/// 8 or 16 bits per sample (`SampleDepth`), reduced in row strips.
 ///
-/// **Storage.** Samples are `UInt16(value · 65535)` rounded to nearest, the
-/// value first clamped to 0…1 (NaN → 0); they read back as `u / 65535`.
-/// Coverage is a separate byte plane (1 = covered, i.e. coverage > 0.5;
-/// 0 = not) rather than a reserved sample value, so the full 16-bit range
-/// stays exact and gray and colour stores work alike (cost: 1 byte per pixel
-/// per frame, 1/7 of a colour store).
+/// **Storage.** With depth D (`max` = 2ᴰ − 1) samples are
+/// `round(value · max)`, the value first clamped to 0…1 (NaN → 0); they read
+/// back as `u / max`. Coverage is a separate byte plane (1 = covered, i.e.
+/// coverage > 0.5; 0 = not) rather than a reserved sample value, so the full
+/// sample range stays exact and gray and colour stores work alike (cost:
+/// 1 byte per pixel per frame).
 ///
-/// **Layout** (W = width, N = frames, C = channels), row-interleaved so the
-/// data of one row of *all* frames is contiguous and a strip of rows is one
-/// contiguous range (sequential reads, even from a memory-mapped file):
-/// - sample (x, y, frame f, channel c) at `UInt16` index `((y·N + f)·C + c)·W + x`;
+/// **Layout** (W = width, N = frames, C = channels, B = bytes per sample),
+/// row-interleaved so the data of one row of *all* frames is contiguous and
+/// a strip of rows is one contiguous range (sequential reads, even from a
+/// memory-mapped file):
+/// - sample (x, y, frame f, channel c) at element `((y·N + f)·C + c)·W + x`;
 /// - coverage (x, y, f) at byte `samplesBytes + (y·N + f)·W + x`.
 /// A frame's `store` writes W-sample runs (one per row and channel), and the
-/// reducer reads, for 8 neighbouring pixels, N·C runs of 8 samples that sit
-/// within one row block (N·W·(2C+1) bytes, 140 KB for 20 RGB frames of
-/// 1000 px), which stays in cache.
+/// reducer reads, for 8 or 16 neighbouring pixels, N·C short runs that sit
+/// within one row block (N·W·(B·C+1) bytes, 140 KB for 20 RGB frames of
+/// 1000 px at 16 bits), which stays in cache.
 ///
 /// **Memory.** The store lives in memory when `byteCount` ≤ `memoryLimit`,
 /// else in a memory-mapped temporary file in `temporaryDirectory` (see
@@ -33,6 +34,18 @@ import Synchronization
 /// with `store`. Under those rules the type is safe to share, hence
 /// `@unchecked Sendable` (the raw buffer is not checkable by the compiler).
 public final class FrameStore: @unchecked Sendable {
+    /// Bits kept per sample.
+    public enum SampleDepth: Int, Sendable {
+        /// `UInt8` samples: enough for bursts of 8-bit frames (JPEG, 8-bit
+        /// PNG/TIFF), at half the memory of `.sixteen`.
+        case eight = 8
+        /// `UInt16` samples: 16-bit and float inputs, calibrated frames.
+        case sixteen = 16
+
+        /// Bytes per stored sample.
+        public var bytes: Int { rawValue / 8 }
+    }
+
     /// Width in pixels.
     public let width: Int
     /// Height in pixels.
@@ -41,6 +54,8 @@ public final class FrameStore: @unchecked Sendable {
     public let channels: Int
     /// Number of frame slots.
     public let frameCount: Int
+    /// Bits kept per sample.
+    public let depth: SampleDepth
     /// Total bytes of samples and coverage.
     public let byteCount: Int
     /// Bytes of the sample region (the coverage region follows it).
@@ -52,22 +67,23 @@ public final class FrameStore: @unchecked Sendable {
     /// A store for `frameCount` frames of `width × height × channels`.
     ///
     /// - Parameters:
+    ///   - depth: bits kept per sample (16 unless the inputs have 8).
     ///   - memoryLimit: bytes the store may take in memory; beyond it the
     ///     store is a memory-mapped temporary file.
     ///   - temporaryDirectory: where that file is created ("" = current folder).
     /// - Throws: `StackerError.invalidInput` for non-positive sizes or a size
     ///   that overflows; `StackerError.stackingFailed` / `.writeFailed` when
     ///   memory or the temporary file cannot be had.
-    public init(width: Int, height: Int, channels: Int, frameCount: Int,
+    public init(width: Int, height: Int, channels: Int, frameCount: Int, depth: SampleDepth = .sixteen,
                 memoryLimit: Int, temporaryDirectory: String) throws {
         guard width > 0, height > 0, channels > 0, frameCount > 0 else {
             throw StackerError.invalidInput(
                 path: "", reason: "frame store size \(width)×\(height)×\(channels), \(frameCount) frames, must be positive")
         }
-        // bytes = H·N·W·(2C + 1), checked for overflow.
+        // bytes = H·N·W·(B·C + 1), checked for overflow.
         let (pixels, o1) = width.multipliedReportingOverflow(by: height)
         let (perFrame, o2) = pixels.multipliedReportingOverflow(by: frameCount)
-        let (samples, o3) = perFrame.multipliedReportingOverflow(by: 2 * channels)
+        let (samples, o3) = perFrame.multipliedReportingOverflow(by: depth.bytes * channels)
         let (total, o4) = samples.addingReportingOverflow(perFrame)
         guard !(o1 || o2 || o3 || o4) else {
             throw StackerError.invalidInput(
@@ -77,6 +93,7 @@ public final class FrameStore: @unchecked Sendable {
         self.height = height
         self.channels = channels
         self.frameCount = frameCount
+        self.depth = depth
         self.samplesBytes = samples
         self.byteCount = total
         if total <= memoryLimit {
@@ -97,8 +114,10 @@ public final class FrameStore: @unchecked Sendable {
     /// How many distinct frame indices have been stored.
     public var storedFrameCount: Int { stored.withLock { $0.reduce(0) { $0 + ($1 ? 1 : 0) } } }
 
-    /// The samples as `UInt16` (index `((y·N + f)·C + c)·W + x`).
-    var samples: UnsafeMutablePointer<UInt16> { buffer.base.assumingMemoryBound(to: UInt16.self) }
+    /// The samples as `T` (index `((y·N + f)·C + c)·W + x`); `T` must match `depth`.
+    func samples<T: StoredSample>(as _: T.Type) -> UnsafeMutablePointer<T> {
+        buffer.base.assumingMemoryBound(to: T.self)
+    }
 
     /// The coverage bytes (index `(y·N + f)·W + x`).
     var coverage: UnsafeMutablePointer<UInt8> {
@@ -174,14 +193,20 @@ public final class FrameStore: @unchecked Sendable {
     /// row `rows.lowerBound` first.
     private func writeRows(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
                            coverage mask: UnsafePointer<Float>) {
+        switch depth {
+        case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, as: UInt8.self)
+        case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, as: UInt16.self)
+        }
+    }
+
+    private func writeRows<T: StoredSample>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
+                                            coverage mask: UnsafePointer<Float>, as _: T.Type) {
         let w = width, n = frameCount, c = channels
-        let s = samples, cov = coverage
+        let s = samples(as: T.self), cov = coverage
         for y in rows {
             let at = (y - rows.lowerBound) * w
             for ch in 0..<c {
-                let dst = s + ((y * n + index) * c + ch) * w
-                let row = source[ch] + at
-                for x in 0..<w { dst[x] = Self.quantize(row[x]) }
+                T.quantize(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
             }
             let dst = cov + (y * n + index) * w
             let row = mask + at
@@ -189,17 +214,11 @@ public final class FrameStore: @unchecked Sendable {
         }
     }
 
-    /// `UInt16(round(clamp(v, 0, 1) · 65535))`, NaN → 0.
+    /// `UInt16(round(clamp(v, 0, 1) · 65535))`, NaN → 0 (the 16-bit store's sample).
     @inline(__always)
-    static func quantize(_ v: Float) -> UInt16 {
-        let c: Float = v > 0 ? (v < 1 ? v : 1) : 0
-        return UInt16(c * 65535 + 0.5)
-    }
+    static func quantize(_ v: Float) -> UInt16 { UInt16.quantize(v) }
 
-    /// The value a stored sample reads back as.
+    /// The value a 16-bit stored sample reads back as.
     @inline(__always)
-    static func dequantize(_ u: UInt16) -> Float { Float(u) * sampleScale }
-
-    /// 1/65535, the read-back scale.
-    static let sampleScale: Float = 1 / 65535
+    static func dequantize(_ u: UInt16) -> Float { Float(u) * UInt16.scale }
 }

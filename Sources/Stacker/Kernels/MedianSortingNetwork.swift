@@ -1,5 +1,6 @@
 /// Batcher's odd–even merge sorting network for `count` inputs, applied to
-/// eight neighbouring pixels at once (one `SIMD8<Float>` per frame).
+/// several neighbouring pixels at once (one SIMD vector per frame: eight
+/// floats, or sixteen stored integers for the median).
 ///
 /// A network is a fixed list of compare-exchange steps, so eight pixels sort
 /// in lock-step with `min`/`max` and no branches. Missing samples (frames
@@ -41,22 +42,43 @@ struct SortingNetwork: Sendable {
     /// Number of compare-exchange steps.
     var comparatorCount: Int { pairs.count / 2 }
 
+    /// Calls `body(low, high)` for each comparator in order.
+    @inline(__always)
+    private func forEachComparator(_ body: (Int, Int) -> Void) {
+        pairs.withUnsafeBufferPointer { pb in
+            var i = 0
+            while i < pb.count {
+                body(Int(pb[i]), Int(pb[i + 1]))
+                i += 2
+            }
+        }
+    }
+
+    // The sorts below are written per concrete vector type: the stdlib's
+    // comparisons of a generic `SIMD` vector run lane by lane (measured
+    // 11 µs against 0.13 µs for one 20-input sort of 16 UInt16 lanes).
+    // Compare-and-select, not pointwiseMin/Max: those do not vectorise
+    // either (0.4 µs), and for floats they follow IEEE minimum's NaN rules.
+
     /// Sorts each lane of `v[0..<count]` ascending.
     @inline(__always)
     func sort(_ v: UnsafeMutablePointer<SIMD8<Float>>) {
-        pairs.withUnsafeBufferPointer { pb in
-            var i = 0
-            let n = pb.count
-            while i < n {
-                let a = Int(pb[i]), b = Int(pb[i + 1])
-                let x = v[a], y = v[b]
-                // Compare-and-select, not pointwiseMin/Max: those follow IEEE
-                // minimum's NaN rules lane by lane and do not vectorise.
-                let swap = y .< x
-                v[a] = x.replacing(with: y, where: swap)
-                v[b] = y.replacing(with: x, where: swap)
-                i += 2
-            }
+        forEachComparator { a, b in
+            let x = v[a], y = v[b]
+            let swap = y .< x
+            v[a] = x.replacing(with: y, where: swap)
+            v[b] = y.replacing(with: x, where: swap)
+        }
+    }
+
+    /// Sorts each lane of `v[0..<count]` ascending (stored integer samples).
+    @inline(__always)
+    func sort(_ v: UnsafeMutablePointer<SIMD16<UInt16>>) {
+        forEachComparator { a, b in
+            let x = v[a], y = v[b]
+            let swap = y .< x
+            v[a] = x.replacing(with: y, where: swap)
+            v[b] = y.replacing(with: x, where: swap)
         }
     }
 
@@ -64,20 +86,14 @@ struct SortingNetwork: Sendable {
     /// samples' weights) the same way.
     @inline(__always)
     func sort(_ v: UnsafeMutablePointer<SIMD8<Float>>, carrying w: UnsafeMutablePointer<SIMD8<Float>>) {
-        pairs.withUnsafeBufferPointer { pb in
-            var i = 0
-            let n = pb.count
-            while i < n {
-                let a = Int(pb[i]), b = Int(pb[i + 1])
-                let x = v[a], y = v[b]
-                let swap = y .< x
-                v[a] = x.replacing(with: y, where: swap)
-                v[b] = y.replacing(with: x, where: swap)
-                let wx = w[a], wy = w[b]
-                w[a] = wx.replacing(with: wy, where: swap)
-                w[b] = wy.replacing(with: wx, where: swap)
-                i += 2
-            }
+        forEachComparator { a, b in
+            let x = v[a], y = v[b]
+            let swap = y .< x
+            v[a] = x.replacing(with: y, where: swap)
+            v[b] = y.replacing(with: x, where: swap)
+            let wx = w[a], wy = w[b]
+            w[a] = wx.replacing(with: wy, where: swap)
+            w[b] = wy.replacing(with: wx, where: swap)
         }
     }
 }

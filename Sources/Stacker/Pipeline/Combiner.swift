@@ -12,8 +12,10 @@ struct Combiner {
     private var state: State
     private let width: Int, height: Int
 
-    /// A combiner for `options.mode` over `frameCount` frames of the given size.
-    init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int) throws {
+    /// A combiner for `options.mode` over `frameCount` frames of the given
+    /// size; robust modes keep `depth` bits per sample in their frame store.
+    init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int,
+         depth: FrameStore.SampleDepth = .sixteen) throws {
         self.width = width
         self.height = height
         let kernel: RobustKernel
@@ -28,7 +30,7 @@ struct Combiner {
                                 maxIterations: options.clipIterations)
         }
         let store = try FrameStore(width: width, height: height, channels: channels, frameCount: frameCount,
-                                   memoryLimit: options.memoryLimit,
+                                   depth: depth, memoryLimit: options.memoryLimit,
                                    temporaryDirectory: options.temporaryDirectory)
         state = .robust(store, kernel)
     }

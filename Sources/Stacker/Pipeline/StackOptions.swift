@@ -81,6 +81,10 @@ public struct StackOptions: Sendable {
     public var memoryLimit: Int = 2 << 30
     /// Folder for the frame store's temporary file.
     public var temporaryDirectory: String = "."
+    /// Bits per sample the robust kernels' frame store keeps; `nil` (the
+    /// default) chooses: 8 when the reference file has 8 bits per sample and
+    /// no calibration is applied, else 16.
+    public var storeDepth: FrameStore.SampleDepth?
     /// Bias, dark and flat frames applied to every light before registration.
     public var calibration = CalibrationOptions()
     /// How frame backgrounds are matched to the reference's before combining (default `.none`).

@@ -89,8 +89,15 @@ public enum StackPipeline {
         let autoWeights = options.weighting == .auto
         let referenceSigma = autoWeights ? estimateNoiseSigma(referenceLuma) : 0
 
+        // 8-bit frames keep 8 bits per sample in the robust modes' store: half
+        // the memory, and the result against the truth is unchanged within
+        // the tests' bound (RobustStackingTests). Calibration makes levels
+        // finer than the file's, so calibrated frames, and 16-bit or float
+        // files, keep 16.
+        let storeDepth = options.storeDepth
+            ?? (reference.bitDepth <= 8 && calibration == nil ? .eight : .sixteen)
         var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
-                                    frameCount: paths.count)
+                                    frameCount: paths.count, depth: storeDepth)
         // Robust modes: workers warp each frame and write it straight into
         // the (thread-safe) frame store, so prepared frames do not queue up
         // in memory. The average warps as it folds, on the consumer thread.
