@@ -7,8 +7,8 @@ import Registration
 @Suite("Frame store")
 struct FrameStoreTests {
     /// Random frames (values 0…1 with a few bright "object" samples) and
-    /// coverage with gaps: shifted-frame borders plus scattered holes, and a
-    /// corner no frame covers.
+    /// coverage as a warped frame has it, one run per row: shifted-frame
+    /// borders, ragged row ends, and a corner no frame covers.
     struct Burst {
         let width: Int, height: Int, channels: Int, frames: Int
         var planes: [[Plane]] = []
@@ -31,11 +31,11 @@ struct FrameStoreTests {
                 var cov = Plane(width: width, height: height, repeating: 1)
                 let shift = f % 5
                 for y in 0..<height {
+                    let start = max(shift, y < 2 ? 2 : 0) + rng.int(in: 0...2)
+                    let end = width - rng.int(in: 0...2)
                     for x in 0..<width {
-                        let border = x < shift || y >= height - shift
-                        let hole = rng.uniform() < 0.1
-                        let corner = x < 2 && y < 2
-                        if border || hole || corner { cov[x, y] = rng.uniform() < 0.5 ? 0 : 0.3 }
+                        let border = x < start || x >= end || y >= height - shift
+                        if border { cov[x, y] = rng.uniform() < 0.5 ? 0 : 0.3 }
                     }
                 }
                 coverage.append(cov)
@@ -87,7 +87,8 @@ struct FrameStoreTests {
             path = mapped.temporaryFilePath
             #expect(path?.hasPrefix(dir) == true)
             try burst.fill(mapped)
-            #expect(mapped.byteCount == 37 * 23 * 9 * 7)
+            // 6 bytes of samples per pixel and frame, 8 per row and frame for its covered run.
+            #expect(mapped.byteCount == (37 * 23 * 9 * 6 + 7) / 8 * 8 + 23 * 9 * 8)
             for kernel in Self.kernels {
                 let a = try memory.reduce(kernel, weights: weights, threads: 2)
                 let b = try mapped.reduce(kernel, weights: weights, threads: 2)
@@ -262,13 +263,13 @@ struct FrameStoreTests {
         #expect(UInt8.quantize(0.5 / 255) == 1)
     }
 
-    @Test("an 8-bit store takes B·C + 1 = 4 bytes per RGB pixel and frame, and reduces like the per-pixel kernels")
+    @Test("an 8-bit store takes 3 bytes per RGB pixel and frame, and reduces like the per-pixel kernels")
     func eightBitStore() throws {
         let w = 23, h = 13, c = 3, n = 9
         let burst = Burst(width: w, height: h, channels: c, frames: n, seed: 48)
         let store = try FrameStore(width: w, height: h, channels: c, frameCount: n, depth: .eight,
                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
-        #expect(store.byteCount == w * h * n * 4)
+        #expect(store.byteCount == (w * h * n * 3 + 7) / 8 * 8 + h * n * 8)
         try burst.fill(store)
         let weights = [Float](repeating: 1, count: n)
         let median = try store.reduce(.median, weights: weights, threads: 2)
@@ -285,6 +286,27 @@ struct FrameStoreTests {
         }
         // The same formula on the same values; /255 and ·(1/255) differ by an ulp.
         #expect(worst < 1e-6)
+    }
+
+    @Test("a row covered in several runs keeps its longest; an empty row covers nothing")
+    func coveredRuns() throws {
+        func run(_ row: [Float]) -> [Int32] {
+            let r = row.withUnsafeBufferPointer { FrameStore.coveredRun($0.baseAddress!, count: row.count) }
+            return [r.x, r.y]
+        }
+        #expect(run([0, 1, 1, 0.4, 1, 1, 1, 0]) == [4, 7])
+        #expect(run([1, 1, 0, 1]) == [0, 2])
+        #expect(run([0.5, 0, 0.2]) == [0, 0])
+        #expect(run([1, 0.6, 0.51]) == [0, 3])
+        // Through the store: the shorter run's samples are left out.
+        let store = try FrameStore(width: 8, height: 1, channels: 1, frameCount: 2,
+                                   memoryLimit: 1 << 20, temporaryDirectory: "/tmp")
+        let mask = Plane(width: 8, height: 1, pixels: [0, 1, 1, 0, 1, 1, 1, 0])
+        try store.store(frame: 0, planes: [Plane(width: 8, height: 1, repeating: 0.25)], coverage: mask)
+        let r = try store.reduce(.median, weights: [1, 1], threads: 1)
+        #expect(r.coverageCount.pixels == [0, 0, 0, 0, 1, 1, 1, 0])
+        let v = FrameStore.dequantize(FrameStore.quantize(0.25))
+        #expect(r.image.planes[0].pixels == [0, 0, 0, 0, v, v, v, 0])
     }
 
     @Test("bad sizes, indices, weights and kernel parameters throw invalidInput")

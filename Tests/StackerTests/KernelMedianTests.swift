@@ -89,15 +89,25 @@ struct KernelMedianTests {
         func stored(_ v: Float) -> Float {
             depth == .eight ? Float(UInt8.quantize(v)) * UInt8.scale : FrameStore.dequantize(FrameStore.quantize(v))
         }
-        // Per pixel a covered-frame count drawn from 0…64 (x + 29y spreads it), then
-        // that many frames chosen at random cover it.
+        // Each frame covers one run per row (as a warped frame does). In rows
+        // 0…2 pixel (x, y) is covered by frames 0..<k with k = min(64, x + 29y),
+        // so counts pass through every value 0…64 (frame f covers the run of
+        // x with k > f); the other rows have random runs.
         var cover = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: n)
         var values = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: n)
+        for f in 0..<n {
+            for y in 0..<h {
+                if y < 3 {
+                    for x in 0..<w where min(64, x + 29 * y) > f { cover[f][y * w + x] = 1 }
+                } else {
+                    let start = rng.int(in: 0...(w - 1))
+                    for x in start..<(start + rng.int(in: 0...(w - start))) { cover[f][y * w + x] = 1 }
+                }
+            }
+        }
+        var counts = Set<Int>()
         for p in 0..<(w * h) {
-            let k = p % 65
-            var frames = Array(0..<n)
-            for i in 0..<k { frames.swapAt(i, rng.int(in: i...(n - 1))) }
-            for f in frames.prefix(k) { cover[f][p] = 1 }
+            counts.insert((0..<n).filter { cover[$0][p] > 0 }.count)
             // One sample in eight is full scale: covered samples that tie with
             // the integer median's marker for uncovered ones.
             for f in 0..<n { values[f][p] = rng.uniform() < 0.125 ? 1 : Float(rng.uniform()) }
@@ -121,5 +131,7 @@ struct KernelMedianTests {
         }
         #expect(mismatches == 0)
         #expect(simd.image == scalar.image)
+        // Both odd and even counts, empty pixels and deep ones are exercised.
+        #expect(counts.isSuperset(of: 0...64), "counts \(counts.sorted())")
     }
 }

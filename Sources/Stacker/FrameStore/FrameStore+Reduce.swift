@@ -154,7 +154,7 @@ struct StripJob: @unchecked Sendable {
                                                   as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
-        let rowCoverage = store.coverage + y * n * wd
+        let runs = store.spans + y * n
         let scale = T.scale
         let v = s.lanes, uncovered = s.orMask
         let countOut = outputs[c] + y * wd
@@ -163,10 +163,22 @@ struct StripJob: @unchecked Sendable {
             let lanes = min(16, wd - x0)
             var count = SIMD16<UInt8>(repeating: 0)
             for f in 0..<n {
-                let covered = Self.load16(rowCoverage + f * wd + x0, lanes)
-                count &+= covered
-                // 1 − 1 = 0 where covered; 0 − 1 = all ones where not.
-                uncovered[f] = SIMD16<UInt16>(truncatingIfNeeded: covered) &- 1
+                let run = runs[f]
+                let start = Int(run.x), end = Int(run.y)
+                if start <= x0 && x0 + 16 <= end {
+                    count &+= 1
+                    uncovered[f] = SIMD16(repeating: 0)
+                } else if end <= x0 || start >= x0 + 16 {
+                    uncovered[f] = SIMD16(repeating: .max)
+                } else {
+                    // The run starts or ends inside these 16 pixels.
+                    var mask = SIMD16<UInt16>(repeating: .max)
+                    for l in 0..<16 where x0 + l >= start && x0 + l < end {
+                        count[l] &+= 1
+                        mask[l] = 0
+                    }
+                    uncovered[f] = mask
+                }
             }
             for l in 0..<lanes { countOut[x0 + l] = Float(count[l]) }
             for ch in 0..<c {
@@ -190,19 +202,20 @@ struct StripJob: @unchecked Sendable {
                                                    as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
-        let rowCoverage = store.coverage + y * n * wd
+        let runs = store.spans + y * n
         let scale = T.scale
         let countOut = outputs[c] + y * wd
+        let lane = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         var x0 = 0
         while x0 < wd {
             let lanes = min(8, wd - x0)
             var count = SIMD8<Float>(repeating: 0)
+            let xs = lane + Float(x0)
             for f in 0..<n {
-                let cv = Self.load8(rowCoverage + f * wd + x0, lanes)
-                let covered = SIMD8<Float>(cv)
-                count += covered
-                s.penalty[f] = SIMD8<Float>(repeating: 0)
-                    .replacing(with: .infinity, where: covered .== 0)
+                let run = runs[f]
+                let inside = (xs .>= Float(run.x)) .& (xs .< Float(run.y))
+                count += SIMD8<Float>(repeating: 0).replacing(with: 1, where: inside)
+                s.penalty[f] = SIMD8<Float>(repeating: .infinity).replacing(with: 0, where: inside)
             }
             for l in 0..<lanes { countOut[x0 + l] = count[l] }
             for ch in 0..<c {
@@ -244,14 +257,15 @@ struct StripJob: @unchecked Sendable {
     private func reduceRowScalar<T: StoredSample>(_ y: Int, _ s: StripScratch, as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
-        let rowCoverage = store.coverage + y * n * wd
+        let runs = store.spans + y * n
         let scale = T.scale
         for x in 0..<wd {
+            let x32 = Int32(x)
             let pixel = y * wd + x
             var k = 0
             switch kernel {
             case .mode(let tolerance):
-                for f in 0..<n where rowCoverage[f * wd + x] != 0 {
+                for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
                     for ch in 0..<c {
                         s.values[k * c + ch] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
                     }
@@ -264,7 +278,7 @@ struct StripJob: @unchecked Sendable {
             case .median, .sigmaClip:
                 for ch in 0..<c {
                     k = 0
-                    for f in 0..<n where rowCoverage[f * wd + x] != 0 {
+                    for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
                         s.values[k] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
                         s.weights[k] = weights[f]
                         k += 1

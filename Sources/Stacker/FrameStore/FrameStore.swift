@@ -6,20 +6,25 @@ import Synchronization
 ///
 /// **Storage.** With depth D (`max` = 2ᴰ − 1) samples are
 /// `round(value · max)`, the value first clamped to 0…1 (NaN → 0); they read
-/// back as `u / max`. Coverage is a separate byte plane (1 = covered, i.e.
-/// coverage > 0.5; 0 = not) rather than a reserved sample value, so the full
-/// sample range stays exact and gray and colour stores work alike (cost:
-/// 1 byte per pixel per frame).
+/// back as `u / max`. Coverage (> 0.5 = covered) is kept as one run per
+/// row and frame, its first and one-past-last x, rather than a reserved
+/// sample value or a byte per pixel: a frame warped onto the reference grid
+/// covers a convex region, whose rows are single runs, and 8 bytes per row
+/// cost nothing beside the samples. A row covered in several runs (only a
+/// degenerate homography makes one) keeps its longest run, so the other
+/// samples of that row are left out, never wrongly included.
 ///
 /// **Layout** (W = width, N = frames, C = channels, B = bytes per sample),
 /// row-interleaved so the data of one row of *all* frames is contiguous and
 /// a strip of rows is one contiguous range (sequential reads, even from a
 /// memory-mapped file):
 /// - sample (x, y, frame f, channel c) at element `((y·N + f)·C + c)·W + x`;
-/// - coverage (x, y, f) at byte `samplesBytes + (y·N + f)·W + x`.
+/// - the covered run of row y of frame f at `spans[y·N + f]` (two `Int32`
+///   after the samples; zero-filled memory reads as an empty run, so a
+///   frame never stored covers nothing).
 /// A frame's `store` writes W-sample runs (one per row and channel), and the
 /// reducer reads, for 8 or 16 neighbouring pixels, N·C short runs that sit
-/// within one row block (N·W·(B·C+1) bytes, 140 KB for 20 RGB frames of
+/// within one row block (N·W·B·C bytes, 120 KB for 20 RGB frames of
 /// 1000 px at 16 bits), which stays in cache.
 ///
 /// **Memory.** The store lives in memory when `byteCount` ≤ `memoryLimit`,
@@ -56,10 +61,10 @@ public final class FrameStore: @unchecked Sendable {
     public let frameCount: Int
     /// Bits kept per sample.
     public let depth: SampleDepth
-    /// Total bytes of samples and coverage.
+    /// Total bytes of samples and coverage runs.
     public let byteCount: Int
-    /// Bytes of the sample region (the coverage region follows it).
-    let samplesBytes: Int
+    /// Where the coverage runs start (after the samples, 8-byte aligned).
+    let spansOffset: Int
 
     let buffer: FrameStoreBuffer
     private let stored: Mutex<[Bool]>
@@ -80,12 +85,14 @@ public final class FrameStore: @unchecked Sendable {
             throw StackerError.invalidInput(
                 path: "", reason: "frame store size \(width)×\(height)×\(channels), \(frameCount) frames, must be positive")
         }
-        // bytes = H·N·W·(B·C + 1), checked for overflow.
+        // bytes = H·N·W·B·C, rounded up to 8, + H·N·8, checked for overflow.
         let (pixels, o1) = width.multipliedReportingOverflow(by: height)
         let (perFrame, o2) = pixels.multipliedReportingOverflow(by: frameCount)
         let (samples, o3) = perFrame.multipliedReportingOverflow(by: depth.bytes * channels)
-        let (total, o4) = samples.addingReportingOverflow(perFrame)
-        guard !(o1 || o2 || o3 || o4) else {
+        let (rows, o4) = height.multipliedReportingOverflow(by: frameCount)
+        let (spanBytes, o5) = rows.multipliedReportingOverflow(by: MemoryLayout<SIMD2<Int32>>.stride)
+        let (total, o6) = (samples | 7).addingReportingOverflow(1 + spanBytes)
+        guard !(o1 || o2 || o3 || o4 || o5 || o6), width <= Int(Int32.max) else {
             throw StackerError.invalidInput(
                 path: "", reason: "frame store of \(frameCount) frames of \(width)×\(height)×\(channels) is too large")
         }
@@ -94,7 +101,7 @@ public final class FrameStore: @unchecked Sendable {
         self.channels = channels
         self.frameCount = frameCount
         self.depth = depth
-        self.samplesBytes = samples
+        self.spansOffset = (samples | 7) + 1
         self.byteCount = total
         if total <= memoryLimit {
             buffer = try FrameStoreBuffer(heapBytes: total)
@@ -119,9 +126,9 @@ public final class FrameStore: @unchecked Sendable {
         buffer.base.assumingMemoryBound(to: T.self)
     }
 
-    /// The coverage bytes (index `(y·N + f)·W + x`).
-    var coverage: UnsafeMutablePointer<UInt8> {
-        (buffer.base + samplesBytes).assumingMemoryBound(to: UInt8.self)
+    /// The covered runs `(start, end)`, x in `start..<end` (index `y·N + f`).
+    var spans: UnsafeMutablePointer<SIMD2<Int32>> {
+        (buffer.base + spansOffset).assumingMemoryBound(to: SIMD2<Int32>.self)
     }
 
     /// Stores frame `index`: its channel `planes` (0…1, already warped onto
@@ -202,16 +209,28 @@ public final class FrameStore: @unchecked Sendable {
     private func writeRows<T: StoredSample>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
                                             coverage mask: UnsafePointer<Float>, as _: T.Type) {
         let w = width, n = frameCount, c = channels
-        let s = samples(as: T.self), cov = coverage
+        let s = samples(as: T.self), runs = spans
         for y in rows {
             let at = (y - rows.lowerBound) * w
             for ch in 0..<c {
                 T.quantize(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
             }
-            let dst = cov + (y * n + index) * w
-            let row = mask + at
-            for x in 0..<w { dst[x] = row[x] > 0.5 ? 1 : 0 }
+            runs[y * n + index] = Self.coveredRun(mask + at, count: w)
         }
+    }
+
+    /// The longest run of `row[0..<count]` above 0.5, as `(start, end)`;
+    /// `(0, 0)` when nothing is.
+    static func coveredRun(_ row: UnsafePointer<Float>, count: Int) -> SIMD2<Int32> {
+        var best = SIMD2<Int32>(0, 0)
+        var x = 0
+        while x < count {
+            while x < count && !(row[x] > 0.5) { x += 1 }
+            let start = x
+            while x < count && row[x] > 0.5 { x += 1 }
+            if x - start > Int(best.y - best.x) { best = SIMD2(Int32(start), Int32(x)) }
+        }
+        return best
     }
 
     /// `UInt16(round(clamp(v, 0, 1) · 65535))`, NaN → 0 (the 16-bit store's sample).
