@@ -58,11 +58,12 @@ public enum StackPipeline {
             let (_, seconds) = measure { calibration.apply(to: &decodedReference.image) }
             timings.withLock { $0.calibrate += calibrationSeconds + seconds }
         }
-        let reference = decodedReference
-        let referenceLuma = reference.image.luma
+        let reference = (exif: decodedReference.exif, bitDepth: decodedReference.bitDepth,
+                         keywords: decodedReference.keywords)
+        let referenceLuma = decodedReference.image.luma
         // Astro runs report each frame's background level and noise.
         let astro = calibration != nil || options.normalization != .none || options.alignment.usesStars
-        let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
+        let referenceBackground = options.normalization != .none ? decodedReference.image.backgroundStatistics : []
         let registrar: FrameRegistrar?
         if options.alignment != .none && options.givenTransforms == nil {
             let (r, seconds) = try measure {
@@ -115,6 +116,9 @@ public enum StackPipeline {
             }
             return Prepared(report: report)
         }
+        // The decoded reference goes to the worker that prepares it and is
+        // released with it, not held to the end (144 MB at 12 MP RGB).
+        let referenceFrame = Mutex<DecodedImage?>(consume decodedReference)
         let duplicates = duplicateIndices(paths)
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
@@ -123,8 +127,10 @@ public enum StackPipeline {
             }
             do {
                 let decoded: DecodedImage
-                if index == options.referenceIndex {
-                    decoded = reference
+                // Already decoded and calibrated (taken once: each index is prepared once).
+                let calibrated = index == options.referenceIndex ? referenceFrame.withLock { $0.take() } : nil
+                if let calibrated {
+                    decoded = calibrated
                 } else {
                     let (d, seconds) = try measure { try ImageFile.read(path, maxPixels: options.maxPixels) }
                     timings.withLock { $0.decode += seconds }
@@ -137,7 +143,7 @@ public enum StackPipeline {
                 guard image.channels == channels else {
                     throw StackerError.invalidInput(path: path, reason: "frame has \(image.channels) channel(s), the reference \(refPath) has \(channels)")
                 }
-                if let calibration, index != options.referenceIndex {
+                if let calibration, calibrated == nil {
                     let (_, seconds) = measure { calibration.apply(to: &image) }
                     timings.withLock { $0.calibrate += seconds }
                 }
