@@ -100,6 +100,8 @@ final class StripScratch {
     /// One pixel's output (channels).
     let pixelOut: UnsafeMutablePointer<Float>
     let mode: ModeCluster.Scratch
+    /// Where `warm` leaves its result.
+    var sink: UInt64 = 0
 
     init(frames: Int, channels: Int) {
         self.frames = max(frames, 1)
@@ -158,6 +160,7 @@ struct StripJob: @unchecked Sendable {
         let scale = T.scale
         let v = s.lanes, uncovered = s.orMask
         let countOut = outputs[c] + y * wd
+        Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd * MemoryLayout<T>.stride, scratch: s)
         var x0 = 0
         while x0 < wd {
             let lanes = min(16, wd - x0)
@@ -296,6 +299,21 @@ struct StripJob: @unchecked Sendable {
             }
             outputs[c][pixel] = Float(k)
         }
+    }
+
+    /// Reads `bytes` from `p` once in order, one load per cache line, so
+    /// that a row block the reducer then reads as N·C interleaved streams
+    /// (more than the hardware prefetcher follows) is already in cache.
+    @inline(never)
+    static func warm(_ p: UnsafeRawPointer, bytes: Int, scratch: StripScratch) {
+        var acc: UInt64 = 0
+        var i = 0
+        while i + 8 <= bytes {
+            acc |= p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 64
+        }
+        // Kept, so the loads are not optimised away.
+        scratch.sink = acc
     }
 
     /// Eight consecutive elements from `p` (the first `lanes` of them; the
