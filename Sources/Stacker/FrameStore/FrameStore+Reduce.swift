@@ -94,6 +94,8 @@ final class StripScratch {
     let orMask: UnsafeMutablePointer<SIMD16<UInt16>>
     let w: UnsafeMutablePointer<SIMD8<Float>>
     let penalty: UnsafeMutablePointer<SIMD8<Float>>
+    /// Sigma-clip's deviations from the median, per frame.
+    let deviations: UnsafeMutablePointer<SIMD8<Float>>
     /// One pixel's samples (frames × channels) and weights.
     let values: UnsafeMutablePointer<Float>
     let weights: UnsafeMutablePointer<Float>
@@ -111,6 +113,7 @@ final class StripScratch {
         orMask = .allocate(capacity: self.frames)
         w = .allocate(capacity: self.frames)
         penalty = .allocate(capacity: self.frames)
+        deviations = .allocate(capacity: self.frames)
         values = .allocate(capacity: self.frames * self.channels)
         weights = .allocate(capacity: self.frames)
         pixelOut = .allocate(capacity: self.channels)
@@ -118,7 +121,7 @@ final class StripScratch {
     }
 
     deinit {
-        v.deallocate(); w.deallocate(); penalty.deallocate(); lanes.deallocate(); orMask.deallocate()
+        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); lanes.deallocate(); orMask.deallocate()
         values.deallocate(); weights.deallocate(); pixelOut.deallocate()
     }
 }
@@ -200,7 +203,8 @@ struct StripJob: @unchecked Sendable {
     }
 
     /// Sigma-clip: 8 neighbouring pixels sorted together by the network as
-    /// floats (with their weights when those differ), then clipped lane by lane.
+    /// floats (with their weights when those differ), then clipped together
+    /// (`SigmaClip.clipSortedLanes`).
     private func reduceRowNetwork<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                    as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
@@ -213,11 +217,13 @@ struct StripJob: @unchecked Sendable {
         while x0 < wd {
             let lanes = min(8, wd - x0)
             var count = SIMD8<Float>(repeating: 0)
+            var covered = SIMD8<Int32>(repeating: 0)
             let xs = lane + Float(x0)
             for f in 0..<n {
                 let run = runs[f]
                 let inside = (xs .>= Float(run.x)) .& (xs .< Float(run.y))
                 count += SIMD8<Float>(repeating: 0).replacing(with: 1, where: inside)
+                covered &+= SIMD8<Int32>(repeating: 0).replacing(with: 1, where: inside)
                 s.penalty[f] = SIMD8<Float>(repeating: .infinity).replacing(with: 0, where: inside)
             }
             for l in 0..<lanes { countOut[x0 + l] = count[l] }
@@ -236,17 +242,11 @@ struct StripJob: @unchecked Sendable {
                         for f in 0..<n { s.w[f] = SIMD8<Float>(repeating: weights[f]) }
                         net.sort(s.v, carrying: s.w)
                     }
-                    for l in 0..<lanes {
-                        let k = Int(count[l])
-                        if equalWeights {
-                            for i in 0..<k { s.values[i] = s.v[i][l]; s.weights[i] = 1 }
-                        } else {
-                            for i in 0..<k { s.values[i] = s.v[i][l]; s.weights[i] = s.w[i][l] }
-                        }
-                        out[l] = SigmaClip.clipSorted(values: s.values, weights: s.weights, count: k,
-                                                      kappaLow: kl, kappaHigh: kh,
-                                                      maxIterations: iterations).value
-                    }
+                    let clipped = SigmaClip.clipSortedLanes(
+                        s.v, weights: equalWeights ? nil : UnsafePointer(s.w), rows: n,
+                        count: covered, kappaLow: kl, kappaHigh: kh,
+                        maxIterations: iterations, network: net, deviations: s.deviations)
+                    for l in 0..<lanes { out[l] = clipped[l] }
                 case .median, .mode:
                     // Not reached: the median has its own path, mode the scalar one.
                     for l in 0..<lanes { out[l] = 0 }
