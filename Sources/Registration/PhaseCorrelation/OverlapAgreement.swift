@@ -25,8 +25,9 @@
 ///   gain 0.6) 0.27–0.47; half the frame covered 0.18–0.34; generated street
 ///   and crowd bursts after JPEG q90 (640×480, 1600×1200, also at half
 ///   exposure) 0.38–0.64; textured scenes with 3–8 pasted objects 0.77–0.94;
+///   a half-occluded frame whose shift came out wrong (score 0.042) 0;
 /// - unrelated scenes: other street/crowd scenes of the generator ≤ 0.022,
-///   band-limited textures and block scenes ≤ 0.008, unrelated low-contrast
+///   band-limited textures and block scenes ≤ 0.011, unrelated low-contrast
 ///   scenes under the same vignetting and sky gradient 0; pure noise and
 ///   blank frames 0.
 struct OverlapAgreement {

@@ -138,8 +138,8 @@ public struct TranslationEstimate: Sendable, Equatable {
     /// shift, clearly lower 2 px off in every direction). Robust to moving
     /// objects: roughly the unoccluded share of the overlap for a true match,
     /// ≤ 0.02 for unrelated scenes, 0 for noise and blank frames. Measured
-    /// only when `score` is below `minimumScore` (about 1–2 ms at the
-    /// ≤ 512 px search size), else nil.
+    /// only when `score` is below `minimumScore` (2.3–3.8 ms at 4 and 12 MP,
+    /// release, on a busy 2-core machine), else nil.
     public var overlapAgreement: Double?
 
     /// Creates an estimate.
