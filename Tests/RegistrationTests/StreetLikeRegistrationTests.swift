@@ -81,6 +81,12 @@ struct StreetLikeRegistrationTests {
     /// returns the error length of each estimate (px).
     func errors(width w: Int, height h: Int, frames: Int, maxShift: Double, coverage: Double,
                 seed: UInt64) throws -> [Double] {
+        try estimates(width: w, height: h, frames: frames, maxShift: maxShift, coverage: coverage, seed: seed).map(\.error)
+    }
+
+    /// As `errors`, with each estimate.
+    func estimates(width w: Int, height h: Int, frames: Int, maxShift: Double, coverage: Double,
+                   seed: UInt64) throws -> [(estimate: TranslationEstimate, error: Double)] {
         let margin = Int(maxShift) + 8
         let scene = BlockScene(seed: seed, width: w, height: h, blocks: 60, margin: margin)
         let maxSide = max(16, min(w, h) / 3)
@@ -92,14 +98,14 @@ struct StreetLikeRegistrationTests {
         }
         let reg = try TranslationRegistrar(reference: shot(0, 0, 0))
         var rng = SplitMix64(seed: seed &+ 300)
-        var errs: [Double] = []
+        var out: [(estimate: TranslationEstimate, error: Double)] = []
         for i in 1...frames {
             let dx = (rng.uniform() * 2 - 1) * maxShift, dy = (rng.uniform() * 2 - 1) * maxShift
             let e = try reg.estimate(shot(dx, dy, UInt64(i)))
-            #expect(e.isAccepted, "frame \(i) scored \(e.score)")
-            errs.append(((e.dx - dx) * (e.dx - dx) + (e.dy - dy) * (e.dy - dy)).squareRoot())
+            #expect(e.isAccepted, "frame \(i) scored \(e.score), overlap agreement \(e.overlapAgreement ?? -1)")
+            out.append((e, ((e.dx - dx) * (e.dx - dx) + (e.dy - dy) * (e.dy - dy)).squareRoot()))
         }
-        return errs
+        return out
     }
 
     func summary(_ errs: [Double]) -> (rms: Double, max: Double) {
@@ -121,14 +127,28 @@ struct StreetLikeRegistrationTests {
         }
     }
 
-    @Test("large shifts (±10 %) and objects over a third of the frame: RMS ≤ 0.05 px, max ≤ 0.15 px",
-          .disabled("Known failure, the score only: since the coarse candidates are ranked on the downsampled planes (2026-12-03), all 8 shifts are right (measured RMS 0.044 px, max 0.076 px, inside the bounds), but the frames are not accepted: with a third of both reference and frame under flat high-contrast objects only about (2/3)² of the area is shared, and the phase-correlation peak height, which is the score, falls to 0.040–0.064, mostly under the 0.06 threshold that unrelated scenes (0.022–0.026) need. Passing needs a different confidence measure, not a lower threshold."))
+    @Test("large shifts (±10 %) and objects over a third of the frame: RMS ≤ 0.05 px, max ≤ 0.15 px, every frame accepted")
     func heavyOcclusion() throws {
         // The harder target: shifts up to 10 % of the frame, a third of each
         // frame covered by objects. Bounds as that target states.
-        let (rms, mx) = summary(try errors(width: 320, height: 240, frames: 8, maxShift: 24, coverage: 0.33, seed: 43))
-        print("heavy occlusion 320x240: RMS \(String(format: "%.4f", rms)) px, max \(String(format: "%.4f", mx)) px")
+        //
+        // With a third of both reference and frame under flat objects only
+        // about (2/3)² of the area is shared, and the phase-correlation peak
+        // height (the score) falls to 0.040–0.062, mostly under the 0.06
+        // threshold that unrelated scenes (0.022–0.041) need. The frames are
+        // accepted by the second measure: score ≥ 0.03 (half the threshold)
+        // and overlap agreement ≥ 0.1 (measured 0.27–0.36 here; unrelated
+        // scenes ≤ 0.022, noise and blank 0: OverlapAgreementTests).
+        let results = try estimates(width: 320, height: 240, frames: 8, maxShift: 24, coverage: 0.33, seed: 43)
+        let (rms, mx) = summary(results.map(\.error))
+        print("heavy occlusion 320x240: RMS \(String(format: "%.4f", rms)) px, max \(String(format: "%.4f", mx)) px; score/agreement \(results.map { String(format: "%.3f/%.3f", $0.estimate.score, $0.estimate.overlapAgreement ?? -1) })")
         #expect(rms <= 0.05, "RMS \(rms)")
         #expect(mx <= 0.15, "max \(mx)")
+        #expect(results.filter(\.estimate.isAccepted).count == 8)
+        // Where the score alone fails, the agreement is well clear of the
+        // 0.1 threshold (2× margin), not scraping past it.
+        for r in results where r.estimate.score < TranslationOptions.defaultMinimumScore {
+            #expect((r.estimate.overlapAgreement ?? 0) >= 2 * TranslationOptions.defaultMinimumAgreement)
+        }
     }
 }

@@ -10,8 +10,14 @@ public struct HomographyEstimate: Sendable, Equatable {
     /// translation). ≈1 for identical images, ≈0 for unrelated ones, 0 for
     /// blank frames, so `TranslationOptions.defaultMinimumScore` applies.
     public var score: Double
-    /// True when `score >= options.minimumScore`.
+    /// True when `TranslationOptions.accepts` passes: `score ≥ minimumScore`,
+    /// or the score reaches half of it and `overlapAgreement` confirms.
     public var isAccepted: Bool
+    /// The overlap agreement (see `TranslationEstimate.overlapAgreement`) of
+    /// the returned transform: the translation's when it falls back, else
+    /// that of the frame's score level warped by `transform`. Nil when the
+    /// score alone accepts (it is not measured then).
+    public var overlapAgreement: Double?
     /// Gauss–Newton iterations run, summed over the pyramid levels.
     public var iterations: Int
     /// Robustly weighted RMS photometric residual on the finest level, in
@@ -25,12 +31,13 @@ public struct HomographyEstimate: Sendable, Equatable {
 
     /// Creates an estimate.
     public init(transform: Transform, score: Double, isAccepted: Bool, iterations: Int,
-                residualRMS: Double?, fallbackReason: String?) {
+                residualRMS: Double?, fallbackReason: String?, overlapAgreement: Double? = nil) {
         self.transform = transform
         self.score = score
         self.isAccepted = isAccepted
         self.iterations = iterations
         self.residualRMS = residualRMS
         self.fallbackReason = fallbackReason
+        self.overlapAgreement = overlapAgreement
     }
 }

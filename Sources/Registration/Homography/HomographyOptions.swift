@@ -56,6 +56,11 @@ public struct HomographyOptions: Sendable, Equatable {
     /// `TranslationOptions.defaultMinimumScore` (0.06): the score has the
     /// phase-correlation semantics, so the same threshold applies.
     public var minimumScore: Double
+    /// Below `minimumScore` (but at least half of it), the overlap agreement
+    /// at or above which the estimate is still accepted; see
+    /// `TranslationOptions.minimumAgreement`. Default
+    /// `TranslationOptions.defaultMinimumAgreement` (0.1).
+    public var minimumAgreement: Double
 
     /// Options with the documented defaults; values are clamped to sane
     /// ranges (`coarsestSize` ≥ 16, `finestSize` ≥ `coarsestSize`,
@@ -64,7 +69,8 @@ public struct HomographyOptions: Sendable, Equatable {
     public init(coarsestSize: Int = 128, finestSize: Int = 4096, maxSamplesPerLevel: Int = 65_536,
                 maxIterationsPerLevel: Int = 30, convergenceThreshold: Double = 0.002,
                 robustLoss: RobustLoss = .tukey(4.685), maxCornerCorrection: Double = 0.1,
-                minimumScore: Double = TranslationOptions.defaultMinimumScore) {
+                minimumScore: Double = TranslationOptions.defaultMinimumScore,
+                minimumAgreement: Double = TranslationOptions.defaultMinimumAgreement) {
         self.coarsestSize = max(16, coarsestSize)
         self.finestSize = max(self.coarsestSize, finestSize)
         self.maxSamplesPerLevel = max(1000, maxSamplesPerLevel)
@@ -73,5 +79,6 @@ public struct HomographyOptions: Sendable, Equatable {
         self.robustLoss = robustLoss
         self.maxCornerCorrection = max(0, maxCornerCorrection)
         self.minimumScore = minimumScore
+        self.minimumAgreement = minimumAgreement
     }
 }

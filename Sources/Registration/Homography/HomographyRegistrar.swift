@@ -25,7 +25,9 @@
 /// 4. **Checks and score.** The frame's ≤ 512 px level is warped by the
 ///    result and phase-correlated against the reference again: that peak
 ///    height is the `score` (only the registrar's coarse stage runs there:
-///    same peak height; its fine and direct stages are not needed). The
+///    same peak height; its fine and direct stages are not needed); below
+///    `minimumScore`, the overlap agreement of that warped level too (see
+///    `TranslationOptions.accepts`). The
 ///    translation is returned instead (with `fallbackReason`) when the
 ///    system was singular, the corners moved more than `maxCornerCorrection`
 ///    of the diagonal, the score dropped below half the translation's, or a
@@ -108,7 +110,8 @@ public final class HomographyRegistrar: Sendable {
         scoreStage = try CorrelationStage(reference: small.cropped(x: scoreOrigin.x, y: scoreOrigin.y, width: cw, height: ch))
         scorer = try TranslationRegistrar(reference: pyramid[score],
                                           options: TranslationOptions(maxSearchSize: Self.scoreSize,
-                                                                      minimumScore: options.minimumScore))
+                                                                      minimumScore: options.minimumScore,
+                                                                      minimumAgreement: options.minimumAgreement))
     }
 
     /// Measures the homography of `frame` relative to the reference.
@@ -142,8 +145,9 @@ public final class HomographyRegistrar: Sendable {
         let f = Double(1 << scoreLevel)
         let translation = Transform.translation(dx: t.dx * f, dy: t.dy * f)
         func fallback(_ reason: String, iterations: Int = 0) -> HomographyEstimate {
-            HomographyEstimate(transform: translation, score: t.score, isAccepted: t.score >= options.minimumScore,
-                               iterations: iterations, residualRMS: nil, fallbackReason: reason)
+            HomographyEstimate(transform: translation, score: t.score, isAccepted: t.isAccepted,
+                               iterations: iterations, residualRMS: nil, fallbackReason: reason,
+                               overlapAgreement: t.overlapAgreement)
         }
         guard t.score > 0 else { return fallback("The frame or the reference is blank; nothing to refine.") }
 
@@ -211,8 +215,14 @@ public final class HomographyRegistrar: Sendable {
             return fallback("The refined alignment left a residual shift of \(shift) px.", iterations: iterations)
         }
         let score = min(1, max(0, check.score))
-        return HomographyEstimate(transform: result, score: score, isAccepted: score >= options.minimumScore,
-                                  iterations: iterations, residualRMS: rms, fallbackReason: nil)
+        // As the translation path: the agreement only where the score alone
+        // does not accept, on the warped plane (uncovered pixels are flat,
+        // so their blocks never confirm).
+        let agreement = score < options.minimumScore ? scorer.overlapAgreement(aligned: plane) : nil
+        return HomographyEstimate(transform: result, score: score,
+                                  isAccepted: scorer.options.accepts(score: score, overlapAgreement: agreement),
+                                  iterations: iterations, residualRMS: rms, fallbackReason: nil,
+                                  overlapAgreement: agreement)
     }
 
     /// Stage 1 of `TranslationRegistrar.estimate` on a score-level plane: the

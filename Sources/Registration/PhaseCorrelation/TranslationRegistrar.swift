@@ -116,13 +116,12 @@ public final class TranslationRegistrar: Sendable {
                                                    minimumRatio: Self.candidateRatio,
                                                    upsample: min(options.upsampleFactor, 20))
         guard !peaks.isEmpty else {
-            return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false)
+            return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false, overlapAgreement: 0)
         }
         let ranked = decisiveCandidates(peaks, small)
         if ranked.count == 1 {
             let (dx, dy) = try refine(frame, ranked[0])
-            let score = min(1, max(0, ranked[0].height))
-            return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: score >= options.minimumScore)
+            return verdict(small, dx: dx, dy: dy, score: ranked[0].height)
         }
         // Several comparable coarse peaks (periodic structure, heavy
         // occlusion): take each through the fine phase correlation, keep the
@@ -137,10 +136,34 @@ public final class TranslationRegistrar: Sendable {
             let m = matchScore(frame, dx: dx, dy: dy)
             if best == nil || m > best!.match { best = (dx, dy, peak.height, m) }
         }
-        guard var b = best else { return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false) }
+        guard var b = best else {
+            return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false, overlapAgreement: 0)
+        }
         (b.dx, b.dy) = try finish(frame, dx: b.dx, dy: b.dy)
-        let score = min(1, max(0, b.score))
-        return TranslationEstimate(dx: b.dx, dy: b.dy, score: score, isAccepted: score >= options.minimumScore)
+        return verdict(small, dx: b.dx, dy: b.dy, score: b.score)
+    }
+
+    /// The estimate for the final shift, accepted by `options.accepts`: the
+    /// overlap agreement is measured (on the downscaled planes the coarse
+    /// stage already made) only when the score alone does not accept.
+    private func verdict(_ small: Plane, dx: Double, dy: Double, score raw: Double) -> TranslationEstimate {
+        let score = min(1, max(0, raw))
+        guard score < options.minimumScore else {
+            return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: true)
+        }
+        let f = Double(factor)
+        let agreement = OverlapAgreement.measure(frame: small, reference: smallReference, dx: dx / f, dy: dy / f)
+        return TranslationEstimate(dx: dx, dy: dy, score: score,
+                                   isAccepted: options.accepts(score: score, overlapAgreement: agreement),
+                                   overlapAgreement: agreement)
+    }
+
+    /// `OverlapAgreement` of a score-sized plane already aligned onto the
+    /// reference (shift 0), on the downscaled search planes: the homography
+    /// path's agreement after warping.
+    func overlapAgreement(aligned plane: Plane) -> Double {
+        guard plane.width == width, plane.height == height else { return 0 }
+        return OverlapAgreement.measure(frame: plane.downsampled(by: factor), reference: smallReference, dx: 0, dy: 0)
     }
 
     /// Coarse peaks considered at most (the highest local maxima).

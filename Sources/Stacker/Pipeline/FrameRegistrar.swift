@@ -12,6 +12,13 @@ struct FrameRegistrar: Sendable {
         var rejection: String?
         /// Star alignment only: what the frame's stars showed.
         var stars: StarSummary?
+        /// Translation and homography: the overlap agreement, measured when
+        /// the score alone fell below the threshold (else nil).
+        var overlapAgreement: Double?
+        /// Translation and homography: the model's own acceptance (the score,
+        /// or below the threshold the overlap agreement); nil for stars,
+        /// whose score the pipeline compares with the threshold.
+        var isAccepted: Bool?
     }
 
     /// Stars found and matched in one frame, with their median FWHM (px).
@@ -60,11 +67,16 @@ struct FrameRegistrar: Sendable {
         switch model {
         case .translation(let r):
             let e = try r.estimate(luma)
-            return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil)
+            return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil,
+                            rejection: e.isAccepted ? nil : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
+                            overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
         case .homography(let r):
             let e = try r.estimate(luma)
+            let rule = TranslationOptions(minimumScore: r.options.minimumScore, minimumAgreement: r.options.minimumAgreement)
             return Estimate(transform: e.transform, score: e.score,
-                            note: e.fallbackReason.map { "homography fell back to the translation: \($0)" })
+                            note: e.fallbackReason.map { "homography fell back to the translation: \($0)" },
+                            rejection: e.isAccepted ? nil : rule.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
+                            overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
         case .stars(let r):
             let e = try r.estimate(luma)
             return Estimate(transform: e.transform, score: e.score, note: nil,

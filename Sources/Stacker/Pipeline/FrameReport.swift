@@ -10,6 +10,13 @@ public struct FrameReport: Sendable, Equatable {
     public var transform: Transform
     /// Registration confidence in 0…1 (phase correlation: normalised peak height).
     public var score: Double
+    /// The second registration confidence (translation and homography), in
+    /// 0…1: the share of the overlap whose blocks confirm the shift on their
+    /// own, robust to moving objects (`TranslationEstimate.overlapAgreement`).
+    /// Measured only for frames whose `score` is below `--min-score`; such a
+    /// frame is still used when its score is at least half the threshold and
+    /// this is at least 0.1. Nil when not measured.
+    public var overlapAgreement: Double?
     /// Whether the frame went into the stack.
     public var used: Bool
     /// Why it was not used (nil when used).

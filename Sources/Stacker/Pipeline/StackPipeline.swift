@@ -165,6 +165,8 @@ public enum StackPipeline {
                     // Inverse noise variance, relative to the reference (weight 1).
                     report.weight = sigma > 0 && referenceSigma > 0 ? (referenceSigma * referenceSigma) / (sigma * sigma) : 1
                 }
+                // The model's own verdict (translation, homography), else the score threshold.
+                var accepted: Bool?
                 if let given = options.givenTransforms?[index], given != .identity {
                     report.transform = given
                     report.score = 1
@@ -185,6 +187,8 @@ public enum StackPipeline {
                     report.transform = estimate.transform
                     report.score = estimate.score.isFinite ? estimate.score : 0
                     report.alignmentNote = estimate.note
+                    report.overlapAgreement = estimate.overlapAgreement
+                    accepted = estimate.isAccepted
                     report.starsFound = estimate.stars?.found
                     report.starsMatched = estimate.stars?.matched
                     report.fwhm = estimate.stars?.fwhm
@@ -193,7 +197,7 @@ public enum StackPipeline {
                         return .success(Prepared(report: report))
                     }
                 }
-                guard report.score >= options.minimumScore else {
+                guard accepted ?? (report.score >= options.minimumScore) else {
                     report.reason = "registration score \(format(report.score)) is below the threshold \(format(options.minimumScore))"
                     return .success(Prepared(report: report))
                 }

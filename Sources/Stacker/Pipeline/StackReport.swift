@@ -33,6 +33,7 @@ public struct StackReport: Sendable {
             out += "      \"transform\": [\(rows.joined(separator: ", "))],\n"
             out += "      \"score\": \(JSONText.number(f.score)), \"used\": \(f.used), "
             out += "\"reason\": \(f.reason.map(JSONText.string) ?? "null"), \"weight\": \(JSONText.number(f.weight))"
+            if let agreement = f.overlapAgreement { out += ", \"overlapAgreement\": \(JSONText.number(agreement))" }
             if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
             if let note = f.alignmentNote { out += ", \"alignmentNote\": \(JSONText.string(note))" }
             if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
