@@ -314,15 +314,18 @@ struct HomographyLevel: Sendable {
             }
         }()
         let c = tuning * sigma, cInv = 1 / (tuning * sigma)
-        // Upper triangle of the 11 × 11 matrix [J r]ᵀ W [J r], row-major.
-        let acc = UnsafeMutablePointer<Float>.allocate(capacity: 121)
-        let j = UnsafeMutablePointer<Float>.allocate(capacity: 11)
-        defer { acc.deallocate(); j.deallocate() }
-        acc.initialize(repeating: 0, count: 121)
-        j.initialize(repeating: 0, count: 11)
+        // The 11 × 11 matrix [J r]ᵀ W [J r], one 16-lane row per k (lanes
+        // 11…15 stay 0): a sample adds (w·J[k])·J to row k, 11 vector
+        // multiply-adds where the scalar upper triangle took 66 (the same
+        // products and sums per entry, so the same bits).
+        let acc = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 11)
+        defer { acc.deallocate() }
+        acc.initialize(repeating: SIMD16(), count: 11)
         func flush() {
-            for k in 0..<121 { big[k] += Double(acc[k]) }
-            acc.update(repeating: 0, count: 121)
+            for k in 0..<11 {
+                for l in 0..<11 { big[k * 11 + l] += Double(acc[k][l]) }
+            }
+            acc.update(repeating: SIMD16(), count: 11)
         }
         var pending = 0
         xs.withUnsafeBufferPointer { xp in
@@ -349,21 +352,15 @@ struct HomographyLevel: Sendable {
                 let x = xp[i], y = yp[i]
                 let gx = gxp[i] * gain, gy = gyp[i] * gain
                 let t = gx * x + gy * y
-                j[0] = gx * x; j[1] = gx * y; j[2] = gx
-                j[3] = gy * x; j[4] = gy * y; j[5] = gy
-                j[6] = -t * x; j[7] = -t * y
-                j[8] = vp[i]; j[9] = 1; j[10] = r
+                let j = SIMD16<Float>(gx * x, gx * y, gx, gy * x, gy * y, gy, -t * x, -t * y,
+                                      vp[i], 1, r, 0, 0, 0, 0, 0)
                 if hessian {
-                    for k in 0..<11 {
-                        let wk = wt * j[k]
-                        let row = acc + k * 11
-                        for l in k..<11 { row[l] += wk * j[l] }
-                    }
+                    for k in 0..<11 { acc[k] += (wt * j[k]) * j }
                 } else {
                     // Only the last column (Σ w J r) and Σ w r², Σ w.
                     let wr = wt * r
-                    for k in 0..<11 { acc[k * 11 + 10] += wr * j[k] }
-                    acc[9 * 11 + 9] += wt
+                    for k in 0..<11 { acc[k][10] += wr * j[k] }
+                    acc[9][9] += wt
                 }
                 pending += 1
                 if pending == 512 { flush(); pending = 0 }
