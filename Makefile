@@ -66,6 +66,7 @@ PEERS ?= 0
 bench: deps
 	$(RELEASE)
 	@bin=$$($(RELEASE) --show-bin-path); \
+	if ! [ -x /usr/bin/time ] && [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; fi; \
 	if [ "$(PEERS)" = "1" ]; then \
 	  if ! command -v convert-im6.q16 >/dev/null; then \
 	    if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq imagemagick; \

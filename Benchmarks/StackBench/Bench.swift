@@ -45,6 +45,9 @@ final class Bench {
                 + " (ImageFile's encoder has no subsampling option: it uses 4:4:4 at q ≥ 90, 4:2:0 below, so q89 stands in for the issue's q95 4:2:0).")
         }
 
+        if ChildProcess.gnuTime == nil {
+            report.notes.append("GNU time (/usr/bin/time, apt-get install time) is missing: peak RSS of child processes is at least the harness's own peak at the time (see ChildProcess).")
+        }
         let main20 = Burst.mp12.paths(in: w, count: 20)
         var floorRaw: CaseResult?, floorFloat: CaseResult?
         var ours: [String: CaseResult] = [:]

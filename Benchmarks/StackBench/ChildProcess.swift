@@ -7,7 +7,7 @@ import Foundation
 struct ChildRun: Sendable {
     /// Wall-clock seconds from spawn to exit.
     var wall: Double
-    /// Peak resident set size of the child, bytes (`ru_maxrss` from `wait4`).
+    /// Peak resident set size of the child, bytes (see `ChildProcess.run`).
     var peakRSS: Int
     /// User + system CPU seconds of the child.
     var cpu: Double
@@ -17,15 +17,28 @@ struct ChildRun: Sendable {
     var stdout: String
 }
 
-/// Spawns child processes and measures them with `wait4`, so peak memory is
-/// per case and not the harness's own.
+/// Spawns child processes and measures them with `wait4`.
+///
+/// Peak memory goes through GNU time (`/usr/bin/time -f %M`) when it is
+/// installed: `posix_spawn` starts the child in the harness's address space
+/// (vfork), and Linux carries that address space's high-water mark into the
+/// child's `ru_maxrss` at exec, so a 1 MP run measured after the harness had
+/// held 12 MP frames reported the harness's 572 MB instead of its own 128 MB.
+/// GNU time forks from its own small process, and its figure is the
+/// command's alone. Without it the reading is `max(harness peak, child
+/// peak)`, and the report says so.
 enum ChildProcess {
+    /// GNU time, when installed.
+    static let gnuTime: String? = access("/usr/bin/time", X_OK) == 0 ? "/usr/bin/time" : nil
+
     /// Runs `argv[0]` (looked up on PATH) with `argv`, stdout captured to a
     /// temporary file, stderr passed through (or to /dev/null when `quietErrors`).
     /// `environment` replaces the inherited environment when given.
     static func run(_ argv: [String], environment: [String: String]? = nil,
                     quietErrors: Bool = false, workDir: String) throws -> ChildRun {
         let outPath = workDir + "/.child-stdout-\(getpid())"
+        let rssPath = workDir + "/.child-rss-\(getpid())"
+        let argv = gnuTime.map { [$0, "-f", "%M", "-o", rssPath] + argv } ?? argv
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -47,11 +60,16 @@ enum ChildProcess {
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         unlink(outPath)
+        // GNU time's last line is the peak in KiB (earlier lines, if any, say
+        // how the command ended).
+        let timed = (try? String(contentsOfFile: rssPath, encoding: .utf8))?
+            .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        unlink(rssPath)
         // WIFEXITED / WEXITSTATUS by hand (macros are not imported).
         let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return ChildRun(wall: wall, peakRSS: Int(usage.ru_maxrss) * 1024, cpu: cpu, status: code, stdout: out)
+        return ChildRun(wall: wall, peakRSS: (timed ?? Int(usage.ru_maxrss)) * 1024, cpu: cpu, status: code, stdout: out)
     }
 
     /// The absolute path of `name` on PATH, if any.
