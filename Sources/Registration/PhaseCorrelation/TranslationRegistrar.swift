@@ -49,6 +49,11 @@ public final class TranslationRegistrar: Sendable {
     public static let minimumSide = 16
 
     private let factor: Int
+    /// The factor the coarse search downsamples by: a caller that makes the
+    /// frame's luma can shrink it by this in the same pass (see
+    /// `Plane.producing(width:height:downsampledBy:rows:)`) and hand both to
+    /// `estimate(_:downsampled:)`.
+    public var searchFactor: Int { factor }
     private let coarse: CorrelationStage
     private let coarseOrigin: (x: Int, y: Int)
     /// The whole reference downsampled by `factor` (candidate ranking).
@@ -104,14 +109,21 @@ public final class TranslationRegistrar: Sendable {
     /// 1 MP); 0.004–0.02 px RMS error on generated street bursts (JPEG q89,
     /// moving objects), ≤ 0.003 px on noisy band-limited test texture.
     ///
+    /// - Parameter downsampled: `frame.downsampled(by: searchFactor)` when
+    ///   the caller already has it (it is made here when nil or of another size).
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
     ///   reference's size.
-    public func estimate(_ frame: Plane) throws -> TranslationEstimate {
+    public func estimate(_ frame: Plane, downsampled: Plane? = nil) throws -> TranslationEstimate {
         guard frame.width == width, frame.height == height else {
             throw RegistrationError.sizeMismatch(
                 "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
         }
-        let small = frame.downsampled(by: factor)
+        let small: Plane
+        if let given = downsampled, factor > 1, given.width == width / factor, given.height == height / factor {
+            small = given
+        } else {
+            small = frame.downsampled(by: factor)
+        }
         let peaks = try coarse.correlateCandidates(small, at: coarseOrigin, count: Self.candidateCount,
                                                    minimumRatio: Self.candidateRatio,
                                                    upsample: min(options.upsampleFactor, 20))

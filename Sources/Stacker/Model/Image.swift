@@ -58,4 +58,25 @@ public struct Image: Sendable, Equatable {
         }
         return Plane(width: width, height: height, pixels: pixels)
     }
+
+    /// `luma` and `luma.downsampled(by: factor)`, the same bits, made in one
+    /// pass: each band of `factor` luma rows is shrunk while still in cache.
+    public func luma(downsampledBy factor: Int) -> (luma: Plane, small: Plane) {
+        guard planes.count >= 3 else { return (planes[0], planes[0].downsampled(by: factor)) }
+        let w = width
+        let made = planes[0].pixels.withUnsafeBufferPointer { r in
+            planes[1].pixels.withUnsafeBufferPointer { g in
+                planes[2].pixels.withUnsafeBufferPointer { b in
+                    Plane.producing(width: w, height: height, downsampledBy: factor) { rows, o in
+                        guard let r = r.baseAddress, let g = g.baseAddress, let b = b.baseAddress else { return }
+                        let start = rows.lowerBound * w
+                        for i in 0..<(rows.count * w) {
+                            o[i] = 0.299 * r[start + i] + 0.587 * g[start + i] + 0.114 * b[start + i]
+                        }
+                    }
+                }
+            }
+        }
+        return (made.full, made.small)
+    }
 }

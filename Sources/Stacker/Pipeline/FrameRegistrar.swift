@@ -62,11 +62,19 @@ struct FrameRegistrar: Sendable {
         }
     }
 
-    /// Registers one frame's luma. Thread-safe.
-    func estimate(_ luma: Plane) throws -> Estimate {
+    /// The factor the translation search shrinks the luma by (see
+    /// `TranslationRegistrar.searchFactor`); nil for the other models.
+    var searchFactor: Int? {
+        if case .translation(let r) = model { return r.searchFactor }
+        return nil
+    }
+
+    /// Registers one frame's luma (translation: with `downsampled`, the
+    /// luma shrunk by `searchFactor`, when the caller made it). Thread-safe.
+    func estimate(_ luma: Plane, downsampled: Plane? = nil) throws -> Estimate {
         switch model {
         case .translation(let r):
-            let e = try r.estimate(luma)
+            let e = try r.estimate(luma, downsampled: downsampled)
             return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil,
                             rejection: e.isAccepted ? nil : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
                             overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)

@@ -147,8 +147,14 @@ public enum StackPipeline {
                     let (_, seconds) = measure { calibration.apply(to: &image) }
                     timings.withLock { $0.calibrate += seconds }
                 }
-                // Measured, weighted and registered on one luma plane.
-                let luma = image.luma
+                // Measured, weighted and registered on one luma plane; the
+                // translation search's shrunk copy comes from the same pass.
+                let luma: Plane, searchPlane: Plane?
+                if let factor = registrar?.searchFactor, factor > 1 {
+                    (luma, searchPlane) = image.luma(downsampledBy: factor)
+                } else {
+                    (luma, searchPlane) = (image.luma, nil)
+                }
                 var report = FrameReport(path: path)
                 var gains: [(gain: Float, offset: Float)] = []
                 if options.normalization != .none {
@@ -181,7 +187,7 @@ public enum StackPipeline {
                     return .success(try deliver(index, report, image.planes, .identity, gains))
                 } else {
                     let (estimate, regSeconds) = try measure {
-                        try wrapRegistration(path) { try registrar!.estimate(luma) }
+                        try wrapRegistration(path) { try registrar!.estimate(luma, downsampled: searchPlane) }
                     }
                     timings.withLock { $0.register += regSeconds }
                     report.transform = estimate.transform
