@@ -45,30 +45,4 @@ struct OverlapAgreementPipelineTests {
             #expect(json.contains("\"overlapAgreement\": "))
         }
     }
-
-    @Test("unrelated generated crowd scenes at 640×480 are rejected, their agreement measured and far under its bar")
-    func unrelatedScenesJustAboveTheThreshold() throws {
-        func luma(_ preset: SceneConfig, seed: UInt64) -> Plane {
-            var c = preset
-            c.width = 640; c.height = 480; c.frameCount = 1; c.seed = seed
-            return SceneGenerator.render(c).frames[0].luma
-        }
-        var scores: [Double] = [], agreements: [Double] = []
-        // (The street preset renders the same backgrounds for the same seeds.)
-        for preset in [SceneConfig.crowd] {
-            let registrar = try TranslationRegistrar(reference: luma(preset, seed: 1))
-            for seed in UInt64(2)...4 {
-                let e = try registrar.estimate(luma(preset, seed: seed))
-                scores.append(e.score)
-                agreements.append(e.overlapAgreement ?? -1)
-                #expect(!e.isAccepted, "\(preset.preset) seed \(seed): score \(e.score), agreement \(e.overlapAgreement ?? -1)")
-            }
-        }
-        print("unrelated 640×480: scores \(scores.map { String(format: "%.3f", $0) }), agreement \(agreements.map { String(format: "%.3f", $0) })")
-        // Measured: scores 0.031–0.044, agreement 0–0.008. (One crowd scene
-        // of another size peaked at 0.061, over the 0.06 threshold, which is
-        // why scores up to 0.12 need the agreement too.) Every one is below
-        // that ceiling, so the agreement was measured.
-        #expect(agreements.allSatisfy { $0 >= 0 && $0 < TranslationOptions.defaultMinimumAgreement / 2 })
-    }
 }

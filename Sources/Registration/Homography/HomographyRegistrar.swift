@@ -218,7 +218,7 @@ public final class HomographyRegistrar: Sendable {
         // As the translation path: the agreement only where the score alone
         // does not accept, on the warped plane (uncovered pixels are flat,
         // so their blocks never confirm).
-        let agreement = scorer.options.needsAgreement(score: score) ? scorer.overlapAgreement(aligned: plane) : nil
+        let agreement = score < options.minimumScore ? scorer.overlapAgreement(aligned: plane) : nil
         return HomographyEstimate(transform: result, score: score,
                                   isAccepted: scorer.options.accepts(score: score, overlapAgreement: agreement),
                                   iterations: iterations, residualRMS: rms, fallbackReason: nil,

@@ -41,15 +41,6 @@ public struct TranslationOptions: Sendable, Equatable {
     /// what rejects them, the agreement is.)
     public static let confirmationFloorRatio: Double = 0.5
 
-    /// Up to this multiple of `minimumScore` a score alone does not accept
-    /// a frame either: the agreement must confirm it (see `accepts`). 2, i.e.
-    /// 0.12 by default. Unrelated generated crowd scenes peaked at up to
-    /// 0.061, just over the threshold, and were accepted on the score
-    /// alone; true matches in that band agree far above the bar (the heavy
-    /// occlusion matches score 0.031–0.26 with agreement ≥ 0.18), and
-    /// ordinary matches score 0.27–0.7 and skip the check (2–4 ms at 12 MP).
-    public static let confirmationCeilingRatio: Double = 2
-
     /// Longest side, in pixels, of the downscaled plane the coarse search
     /// runs on. The plane is box-averaged by the smallest integer factor that
     /// brings both sides to at most this. Default 512.
@@ -99,23 +90,13 @@ public struct TranslationOptions: Sendable, Equatable {
     /// `confirmationFloorRatio × minimumScore` (0.03 by default).
     public var confirmationFloor: Double { Self.confirmationFloorRatio * minimumScore }
 
-    /// The score from which the score alone accepts:
-    /// `confirmationCeilingRatio × minimumScore` (0.12 by default).
-    public var confirmationCeiling: Double { Self.confirmationCeilingRatio * minimumScore }
-
-    /// Whether an estimate with this score needs its overlap agreement
-    /// measured: the score is below `confirmationCeiling`.
-    public func needsAgreement(score: Double) -> Bool { score < confirmationCeiling }
-
-    /// The acceptance rule: `score ≥ confirmationCeiling`; or `score ≥
+    /// The acceptance rule: `score ≥ minimumScore`, or `score ≥
     /// confirmationFloor` and `overlapAgreement ≥ minimumAgreement` (a
-    /// missing agreement confirms nothing); or, with no agreement measured,
-    /// `score ≥ minimumScore` (callers that skip the measurement keep the
-    /// plain threshold).
+    /// missing agreement confirms nothing).
     public func accepts(score: Double, overlapAgreement: Double?) -> Bool {
-        if score >= confirmationCeiling { return true }
-        guard let agreement = overlapAgreement else { return score >= minimumScore }
-        return score >= confirmationFloor && agreement >= minimumAgreement
+        if score >= minimumScore { return true }
+        guard score >= confirmationFloor, let agreement = overlapAgreement else { return false }
+        return agreement >= minimumAgreement
     }
 
     /// Why `accepts` refused an estimate, naming both measures, e.g.
@@ -123,13 +104,8 @@ public struct TranslationOptions: Sendable, Equatable {
     /// agreement 0.004 is below 0.1".
     public func rejection(score: Double, overlapAgreement: Double?) -> String {
         func f(_ x: Double) -> String { String(format: "%.3g", x) }
-        guard let agreement = overlapAgreement else {
-            return "registration score \(f(score)) is below the threshold \(f(minimumScore))"
-        }
-        if score >= minimumScore {
-            return "registration score \(f(score)) is below \(f(confirmationCeiling)), where the overlap agreement must confirm it, and the agreement \(f(agreement)) is below \(f(minimumAgreement))"
-        }
         let head = "registration score \(f(score)) is below the threshold \(f(minimumScore))"
+        guard let agreement = overlapAgreement else { return head }
         if score < confirmationFloor {
             return head + " and below \(f(confirmationFloor)), too low for the overlap agreement (\(f(agreement))) to confirm it"
         }

@@ -160,7 +160,7 @@ public final class TranslationRegistrar: Sendable {
     /// stage already made) only when the score alone does not accept.
     private func verdict(_ small: Plane, dx: Double, dy: Double, score raw: Double) -> TranslationEstimate {
         let score = min(1, max(0, raw))
-        guard options.needsAgreement(score: score) else {
+        guard score < options.minimumScore else {
             return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: true)
         }
         let f = Double(factor)
