@@ -41,23 +41,7 @@ public struct Image: Sendable, Equatable {
 
     /// The luma plane (Rec. 601 weights on the file values) used for
     /// registration; the plane itself for a gray image.
-    public var luma: Plane {
-        guard planes.count >= 3 else { return planes[0] }
-        let n = pixelCount
-        let pixels = [Float](unsafeUninitializedCapacity: n) { o, initialised in
-            planes[0].pixels.withUnsafeBufferPointer { r in
-                planes[1].pixels.withUnsafeBufferPointer { g in
-                    planes[2].pixels.withUnsafeBufferPointer { b in
-                        guard let o = o.baseAddress, let r = r.baseAddress, let g = g.baseAddress,
-                              let b = b.baseAddress else { return }
-                        for i in 0..<n { o[i] = 0.299 * r[i] + 0.587 * g[i] + 0.114 * b[i] }
-                    }
-                }
-            }
-            initialised = n
-        }
-        return Plane(width: width, height: height, pixels: pixels)
-    }
+    public var luma: Plane { luma(downsampledBy: 1).luma }
 
     /// `luma` and `luma.downsampled(by: factor)`, the same bits, made in one
     /// pass: each band of `factor` luma rows is shrunk while still in cache.
