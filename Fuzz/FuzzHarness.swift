@@ -12,7 +12,9 @@
 //     (CTIFF/shim.h) or cfitsio (CFITSIO/shim.h), pixel conversion,
 //     orientation / FITS row flip. It must return or throw `StackerError`.
 //     A decoded FITS file is encoded again (32-bit float, with its keywords)
-//     and must decode to the same pixels and keywords.
+//     and must decode to the same pixels and keywords. For a JPEG, the
+//     pipeline's 8-bit forms (`JPEGCodec.decodeBytes`, `decodeYCbCr`) must
+//     decode or refuse too, and agree with it on size.
 //  2. The header-only path used by `ImageFile.readHeader` (every format);
 //     when decoding worked, it must report the same size and channels.
 //  3. The EXIF parser directly: `EXIF.read(jpeg:)` on the input, and
@@ -102,6 +104,24 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         // Refused with a reason: fine.
     } catch {
         preconditionFailure("decode threw a non-StackerError: \(error)")
+    }
+
+    // 1b. The pipeline's 8-bit JPEG forms (RGB planes, and Y, Cb, Cr as
+    // stored): they must agree with the full decode on size and channels.
+    if ImageFormat.fromMagic(bytes) == .jpeg {
+        let full = try? JPEGCodec.decode(bytes, path: "fuzz", maxPixels: fuzzMaxPixels)
+        do {
+            let planes = try JPEGCodec.decodeBytes(bytes, path: "fuzz", maxPixels: fuzzMaxPixels)
+            precondition(full.map { $0.width == planes.width && $0.height == planes.height && $0.channels == planes.channels } ?? true,
+                         "8-bit decode disagrees with the float decode")
+            if let ycc = try JPEGCodec.decodeYCbCr(bytes, path: "fuzz", maxPixels: fuzzMaxPixels, factor: nil) {
+                precondition(ycc.width == planes.width && ycc.height == planes.height && planes.channels == 3,
+                             "Y, Cb, Cr decode disagrees with the RGB decode")
+            }
+        } catch is StackerError {
+        } catch {
+            preconditionFailure("8-bit JPEG decode threw a non-StackerError: \(error)")
+        }
     }
 
     // 2. Header-only paths (what ImageFile.readHeader calls).

@@ -8,14 +8,14 @@ public enum Interpolation: Sendable, Equatable, CaseIterable {
     case lanczos3
 
     /// Taps per axis.
-    var taps: Int { self == .bicubic ? 4 : 6 }
+    public var taps: Int { self == .bicubic ? 4 : 6 }
     /// Offset of the first tap from `floor(x)`.
-    var firstTap: Int { self == .bicubic ? -1 : -2 }
+    public var firstTap: Int { self == .bicubic ? -1 : -2 }
 
     /// Writes the tap weights for fractional offset `t` ∈ [0, 1) into `w`
     /// (`taps` values, for sample positions `floor(x) + firstTap + i`).
     @inline(__always)
-    func weights(_ t: Float, into w: UnsafeMutablePointer<Float>) {
+    public func weights(_ t: Float, into w: UnsafeMutablePointer<Float>) {
         switch self {
         case .bicubic:
             // Keys (1981), a = −0.5, expanded per tap.

@@ -12,14 +12,19 @@ public struct RowWarper: Sendable {
     public let width: Int
     /// Height of the reference grid.
     public let height: Int
-    /// Number of planes (channels) warped per row.
-    public var channels: Int { sources.count }
+    // `channels`: number of planes (channels) warped per row.
 
     private enum Method: Sendable {
         case translation(TranslationPlan)
         case general(matrix: [Double])
     }
-    private let sources: [[Float]]
+    /// The frame's samples: floats, or 8-bit samples kept for a translation.
+    private enum Sources: Sendable {
+        case floats([[Float]])
+        case bytes([[UInt8]])
+    }
+    private let sources: Sources
+    public let channels: Int
     private let method: Method
     private let geometry: FrameGeometry
     private let interpolation: Interpolation
@@ -30,15 +35,39 @@ public struct RowWarper: Sendable {
     /// empty frame, or a singular transform).
     public init?(_ planes: [Plane], by transform: Transform, width: Int, height: Int,
                  interpolation: Interpolation = .lanczos3) {
-        guard let first = planes.first, first.count > 0, let inverse = transform.inverse else { return nil }
-        for p in planes {
-            precondition(p.width == first.width && p.height == first.height,
-                         "Warper: planes of one frame must share a size (\(p.width)×\(p.height) vs \(first.width)×\(first.height))")
+        guard let first = planes.first, first.count > 0 else { return nil }
+        self.init(.floats(planes.map(\.pixels)), sizes: planes.map { ($0.width, $0.height) }, by: transform,
+                  width: width, height: height, interpolation: interpolation)
+    }
+
+    /// Prepares 8-bit `planes` for warping, as the float init does for
+    /// `planes.map(\.floats)`. A translation reads the bytes as it warps
+    /// (the result agrees with the float path to float rounding; integer
+    /// shifts are exact); any other transform converts the frame to floats
+    /// first.
+    public init?(_ planes: [BytePlane], by transform: Transform, width: Int, height: Int,
+                 interpolation: Interpolation = .lanczos3) {
+        guard let first = planes.first, first.count > 0 else { return nil }
+        guard transform.inverse?.isTranslation == true else {
+            self.init(planes.map(\.floats), by: transform, width: width, height: height, interpolation: interpolation)
+            return
+        }
+        self.init(.bytes(planes.map(\.samples)), sizes: planes.map { ($0.width, $0.height) }, by: transform,
+                  width: width, height: height, interpolation: interpolation)
+    }
+
+    /// The common part of both inits: `sizes` are the planes' (width, height).
+    private init?(_ sources: Sources, sizes: [(Int, Int)], by transform: Transform, width: Int, height: Int,
+                  interpolation: Interpolation) {
+        guard let first = sizes.first, let inverse = transform.inverse else { return nil }
+        for p in sizes {
+            precondition(p == first, "Warper: planes of one frame must share a size (\(p.0)×\(p.1) vs \(first.0)×\(first.1))")
         }
         self.width = max(0, width)
         self.height = max(0, height)
-        self.sources = planes.map(\.pixels)
-        self.geometry = FrameGeometry(width: first.width, height: first.height)
+        self.sources = sources
+        self.channels = sizes.count
+        self.geometry = FrameGeometry(width: first.0, height: first.1)
         self.interpolation = interpolation
         if inverse.isTranslation {
             method = .translation(TranslationPlan(sx: inverse.matrix[2], sy: inverse.matrix[5], width: self.width,
@@ -55,19 +84,24 @@ public struct RowWarper: Sendable {
     /// threads for disjoint buffers.
     public func warp(rows: Range<Int>, into outputs: [UnsafeMutablePointer<Float>],
                      coverage: UnsafeMutablePointer<Float>) {
-        precondition(outputs.count == sources.count, "RowWarper: \(outputs.count) outputs for \(sources.count) planes")
+        precondition(outputs.count == channels, "RowWarper: \(outputs.count) outputs for \(channels) planes")
         precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "RowWarper: rows \(rows) outside 0..<\(height)")
         guard !rows.isEmpty, width > 0 else { return }
-        switch method {
-        case .translation(let plan):
-            for (source, output) in zip(sources, outputs) { plan.run(rows: rows, source: source, output: output) }
+        switch (method, sources) {
+        case (.translation(let plan), .floats(let planes)):
+            for (source, output) in zip(planes, outputs) { plan.run(rows: rows, source: source, output: output) }
             plan.coverage(rows: rows, into: coverage)
-        case .general(let matrix):
+        case (.translation(let plan), .bytes(let planes)):
+            for (source, output) in zip(planes, outputs) { plan.run(rows: rows, source: source, output: output) }
+            plan.coverage(rows: rows, into: coverage)
+        case (.general(let matrix), .floats(let sources)):
             let n = rows.count * width
             for output in outputs { output.update(repeating: 0, count: n) }
             coverage.update(repeating: 0, count: n)
             GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry,
                             interpolation: interpolation, sources: sources, outputs: outputs, coverage: coverage)
+        case (.general, .bytes):
+            preconditionFailure("RowWarper: 8-bit frames are converted to floats for a general warp")
         }
     }
 }

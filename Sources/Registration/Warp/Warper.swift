@@ -137,17 +137,22 @@ struct TranslationPlan: Sendable {
     /// covered) to `out`, which holds row `rows.lowerBound` first: vertical
     /// taps into a row buffer of frame width padded with clamped edge
     /// samples, then horizontal taps; each pass sums its taps in registers
-    /// (`combine`) in a loop the compiler vectorises.
-    func run(rows: Range<Int>, source: [Float], output out: UnsafeMutablePointer<Float>) {
+    /// (`combine`) in a loop the compiler vectorises. 8-bit sources become
+    /// floats in the vertical pass (their 1/255 folded into its weights), so
+    /// a frame is never converted whole.
+    func run<S: PlaneSample>(rows: Range<Int>, source: [S], output out: UnsafeMutablePointer<Float>) {
         let fw = geometry.width, fh = geometry.height
         let pad = taps
         var line = [Float](repeating: 0, count: fw + 2 * pad)
+        let verticalWeights = weightsY.map { $0 * S.unit }
         // Tap pointers, rewritten per row rather than allocated per row.
-        var tapPointers = [UnsafePointer<Float>]()
-        tapPointers.reserveCapacity(taps)
+        var sourceTaps = [UnsafePointer<S>]()
+        sourceTaps.reserveCapacity(taps)
+        var lineTaps = [UnsafePointer<Float>]()
+        lineTaps.reserveCapacity(taps)
         let xs = coveredX
         source.withUnsafeBufferPointer { sb in
-            weightsY.withUnsafeBufferPointer { wy in
+            verticalWeights.withUnsafeBufferPointer { wy in
                 weightsX.withUnsafeBufferPointer { wx in
                     line.withUnsafeMutableBufferPointer { lb in
                         guard let s = sb.baseAddress, let l = lb.baseAddress else { return }
@@ -160,11 +165,11 @@ struct TranslationPlan: Sendable {
                             // Vertical pass into l[pad ..< pad + fw].
                             let lp = l + pad
                             if exactY {
-                                lp.update(from: s + min(max(y + intY, 0), fh - 1) * fw, count: fw)
+                                S.convert(s + min(max(y + intY, 0), fh - 1) * fw, count: fw, into: lp)
                             } else {
-                                tapPointers.removeAll(keepingCapacity: true)
-                                for t in 0..<taps { tapPointers.append(s + min(max(y + baseY + t, 0), fh - 1) * fw) }
-                                Self.combine(tapPointers, weights: wy, count: fw, into: lp)
+                                sourceTaps.removeAll(keepingCapacity: true)
+                                for t in 0..<taps { sourceTaps.append(s + min(max(y + baseY + t, 0), fh - 1) * fw) }
+                                Self.combine(sourceTaps, weights: wy, count: fw, into: lp)
                             }
                             for i in 0..<pad {
                                 l[i] = lp[0]
@@ -181,9 +186,9 @@ struct TranslationPlan: Sendable {
                                 ox.update(from: lp + xs.lowerBound + intX, count: n)
                             } else {
                                 let src = lp + xs.lowerBound + baseX
-                                tapPointers.removeAll(keepingCapacity: true)
-                                for t in 0..<taps { tapPointers.append(UnsafePointer(src + t)) }
-                                Self.combine(tapPointers, weights: wx, count: n, into: ox)
+                                lineTaps.removeAll(keepingCapacity: true)
+                                for t in 0..<taps { lineTaps.append(UnsafePointer(src + t)) }
+                                Self.combine(lineTaps, weights: wx, count: n, into: ox)
                             }
                         }
                     }
@@ -199,36 +204,36 @@ extension TranslationPlan {
     /// tap), with the 6- and 4-tap kernels kept in registers: one pass that
     /// loads each input once and stores once, instead of a pass per tap.
     @inline(__always)
-    static func combine(_ inputs: [UnsafePointer<Float>], weights w: UnsafeBufferPointer<Float>, count: Int,
-                        into out: UnsafeMutablePointer<Float>) {
+    static func combine<S: PlaneSample>(_ inputs: [UnsafePointer<S>], weights w: UnsafeBufferPointer<Float>,
+                                       count: Int, into out: UnsafeMutablePointer<Float>) {
         switch inputs.count {
         case 6:
             let (p0, p1, p2, p3, p4, p5) = (inputs[0], inputs[1], inputs[2], inputs[3], inputs[4], inputs[5])
             let (w0, w1, w2, w3, w4, w5) = (w[0], w[1], w[2], w[3], w[4], w[5])
             for i in 0..<count {
-                var a = w0 * p0[i]
-                a += w1 * p1[i]
-                a += w2 * p2[i]
-                a += w3 * p3[i]
-                a += w4 * p4[i]
-                a += w5 * p5[i]
+                var a = w0 * p0[i].float
+                a += w1 * p1[i].float
+                a += w2 * p2[i].float
+                a += w3 * p3[i].float
+                a += w4 * p4[i].float
+                a += w5 * p5[i].float
                 out[i] = a
             }
         case 4:
             let (p0, p1, p2, p3) = (inputs[0], inputs[1], inputs[2], inputs[3])
             let (w0, w1, w2, w3) = (w[0], w[1], w[2], w[3])
             for i in 0..<count {
-                var a = w0 * p0[i]
-                a += w1 * p1[i]
-                a += w2 * p2[i]
-                a += w3 * p3[i]
+                var a = w0 * p0[i].float
+                a += w1 * p1[i].float
+                a += w2 * p2[i].float
+                a += w3 * p3[i].float
                 out[i] = a
             }
         default:
-            for i in 0..<count { out[i] = w[0] * inputs[0][i] }
+            for i in 0..<count { out[i] = w[0] * inputs[0][i].float }
             for t in 1..<inputs.count {
                 let wt = w[t], p = inputs[t]
-                for i in 0..<count { out[i] += wt * p[i] }
+                for i in 0..<count { out[i] += wt * p[i].float }
             }
         }
     }

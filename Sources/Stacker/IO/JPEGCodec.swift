@@ -42,6 +42,10 @@ enum JPEGCodec {
         var height: Int
         /// 1 for grayscale files, 3 otherwise.
         var channels: Int
+        /// Chroma subsampling as TurboJPEG names it (`TJSAMP_*`).
+        var subsampling: Int32 = -1
+        /// True when the components are Y, Cb, Cr (JFIF).
+        var isYCbCr = false
     }
 
     /// The stored size and channel count, from the header only.
@@ -66,7 +70,8 @@ enum JPEGCodec {
             throw StackerError.unreadable(path: path, reason: "the JPEG header gives no image size")
         }
         return Header(width: Int(width), height: Int(height),
-                      channels: colorspace == Int32(TJCS_GRAY.rawValue) ? 1 : 3)
+                      channels: colorspace == Int32(TJCS_GRAY.rawValue) ? 1 : 3,
+                      subsampling: subsampling, isYCbCr: colorspace == Int32(TJCS_YCbCr.rawValue))
     }
 
     /// Decodes a JPEG (baseline or progressive, any chroma subsampling) into
@@ -74,6 +79,78 @@ enum JPEGCodec {
     /// 3 (R, G, B) otherwise, values / 255.
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func decode(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> Image {
+        let (h, pixels) = try decompress(bytes, path: path, maxPixels: maxPixels)
+        let planes = pixels.withUnsafeBufferPointer {
+            PixelConversion.planes(from: $0, width: h.width, height: h.height, channels: h.channels)
+        }
+        return Image(width: h.width, height: h.height, planes: planes)
+    }
+
+    /// `decode`, with the samples kept as bytes: the same planes before the
+    /// division by 255.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func decodeBytes(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> ByteImage {
+        let (h, pixels) = try decompress(bytes, path: path, maxPixels: maxPixels)
+        guard h.channels == 3 else {
+            return ByteImage(width: h.width, height: h.height,
+                             planes: [BytePlane(width: h.width, height: h.height, samples: pixels)])
+        }
+        let planes = pixels.withUnsafeBufferPointer {
+            PixelConversion.bytePlanes(from: $0, width: h.width, height: h.height)
+        }
+        return ByteImage(width: h.width, height: h.height, planes: planes)
+    }
+
+    /// The Y, Cb and Cr planes as stored, without TurboJPEG's colour
+    /// conversion and chroma upsampling, when the file allows it: a YCbCr
+    /// JPEG with 4:4:4 chroma (factor 1), or 4:2:0 (factor 2) and an even
+    /// width and height. `factor`, when given, must match. Nil otherwise.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func decodeYCbCr(_ bytes: [UInt8], path: String, maxPixels: Int, factor wanted: Int?) throws -> YCbCrImage? {
+        let handle = try TurboJPEGHandle(compress: false, path: path)
+        let h = try header(bytes, handle: handle, path: path)
+        guard h.channels == 3, h.isYCbCr else { return nil }
+        let factor: Int
+        switch h.subsampling {
+        case Int32(TJSAMP_444.rawValue): factor = 1
+        case Int32(TJSAMP_420.rawValue) where h.width % 2 == 0 && h.height % 2 == 0: factor = 2
+        default: return nil
+        }
+        guard wanted == nil || wanted == factor else { return nil }
+        try checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
+        let cw = h.width / factor, ch = h.height / factor
+        var rc: Int32 = 0
+        // TurboJPEG writes every sample of each plane (as `decompress`), so
+        // the planes need no clearing first.
+        var cb = [UInt8](), cr = [UInt8]()
+        let y = [UInt8](unsafeUninitializedCapacity: h.width * h.height) { yp, yCount in
+            cb = [UInt8](unsafeUninitializedCapacity: cw * ch) { bp, bCount in
+                cr = [UInt8](unsafeUninitializedCapacity: cw * ch) { rp, rCount in
+                    var planes: [UnsafeMutablePointer<UInt8>?] = [yp.baseAddress, bp.baseAddress, rp.baseAddress]
+                    rc = bytes.withUnsafeBufferPointer { b in
+                        planes.withUnsafeMutableBufferPointer { p in
+                            tjDecompressToYUVPlanes(handle.raw, b.baseAddress, UInt(b.count), p.baseAddress,
+                                                    Int32(h.width), nil, Int32(h.height),
+                                                    TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)
+                        }
+                    }
+                    rCount = cw * ch
+                }
+                bCount = cw * ch
+            }
+            yCount = h.width * h.height
+        }
+        if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
+            throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))
+        }
+        return YCbCrImage(luma: BytePlane(width: h.width, height: h.height, samples: y),
+                          chroma: [BytePlane(width: cw, height: ch, samples: cb),
+                                   BytePlane(width: cw, height: ch, samples: cr)],
+                          chromaFactor: factor)
+    }
+
+    /// The header and the interleaved 8-bit samples (gray, or R, G, B).
+    private static func decompress(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> (Header, [UInt8]) {
         let handle = try TurboJPEGHandle(compress: false, path: path)
         let h = try header(bytes, handle: handle, path: path)
         try checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
@@ -93,10 +170,7 @@ enum JPEGCodec {
         if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
             throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))
         }
-        let planes = pixels.withUnsafeBufferPointer {
-            PixelConversion.planes(from: $0, width: h.width, height: h.height, channels: h.channels)
-        }
-        return Image(width: h.width, height: h.height, planes: planes)
+        return (h, pixels)
     }
 
     /// Encodes `image` (1 or 3 planes) as an 8-bit JPEG: grayscale for 1

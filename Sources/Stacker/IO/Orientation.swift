@@ -16,15 +16,43 @@ enum Orientation {
         return Image(width: planes[0].width, height: planes[0].height, planes: planes)
     }
 
-    /// One plane turned upright. Output pixel (x, y) takes stored pixel (sx, sy):
+    /// An 8-bit image turned upright, as `apply(_:to:)` turns its float planes.
+    static func apply(_ orientation: Int, to image: ByteImage) -> ByteImage {
+        guard (2...8).contains(orientation) else { return image }
+        let planes = image.planes.map { apply(orientation, to: $0) }
+        return ByteImage(width: planes[0].width, height: planes[0].height, planes: planes)
+    }
+
+    /// A Y, Cb, Cr image turned upright, each plane as `apply(_:to:)` turns
+    /// a float plane (chroma shrunk equally on both axes stays centred).
+    static func apply(_ orientation: Int, to image: YCbCrImage) -> YCbCrImage {
+        guard (2...8).contains(orientation) else { return image }
+        return YCbCrImage(luma: apply(orientation, to: image.luma), chroma: image.chroma.map { apply(orientation, to: $0) },
+                          chromaFactor: image.chromaFactor)
+    }
+
+    /// One 8-bit plane turned upright.
+    static func apply(_ orientation: Int, to plane: BytePlane) -> BytePlane {
+        let (w, h, samples) = apply(orientation, to: plane.samples, width: plane.width, height: plane.height)
+        return BytePlane(width: w, height: h, samples: samples)
+    }
+
+    /// One plane turned upright.
+    static func apply(_ orientation: Int, to plane: Plane) -> Plane {
+        let (w, h, pixels) = apply(orientation, to: plane.pixels, width: plane.width, height: plane.height)
+        return Plane(width: w, height: h, pixels: pixels)
+    }
+
+    /// The samples of one `width × height` plane turned upright, and the
+    /// upright size. Output pixel (x, y) takes stored pixel (sx, sy):
     /// 2: (w-1-x, y)  3: (w-1-x, h-1-y)  4: (x, h-1-y)
     /// 5: (y, x)      6: (y, h-1-x)      7: (w-1-y, h-1-x)  8: (w-1-y, x)
-    static func apply(_ orientation: Int, to plane: Plane) -> Plane {
-        let w = plane.width, h = plane.height, n = w * h
+    static func apply<T: BitwiseCopyable>(_ orientation: Int, to samples: [T], width w: Int, height h: Int) -> (Int, Int, [T]) {
+        let n = w * h
         let swaps = orientation >= 5
         let ow = swaps ? h : w, oh = swaps ? w : h
-        let out = [Float](unsafeUninitializedCapacity: n) { dst, count in
-            plane.pixels.withUnsafeBufferPointer { src in
+        let out = [T](unsafeUninitializedCapacity: n) { dst, count in
+            samples.withUnsafeBufferPointer { src in
                 switch orientation {
                 case 2:
                     for y in 0..<h { for x in 0..<w { dst[y * w + x] = src[y * w + (w - 1 - x)] } }
@@ -32,7 +60,7 @@ enum Orientation {
                     for i in 0..<n { dst[i] = src[n - 1 - i] }
                 case 4:
                     for y in 0..<h { for x in 0..<w { dst[y * w + x] = src[(h - 1 - y) * w + x] } }
-                default:
+                case 5...8:
                     // 5…8: walk the source row by row (sequential reads) and
                     // scatter into output columns, in tiles to stay in cache.
                     let tile = 32
@@ -52,10 +80,12 @@ enum Orientation {
                             }
                         }
                     }
+                default:
+                    for i in 0..<n { dst[i] = src[i] }
                 }
             }
             count = n
         }
-        return Plane(width: ow, height: oh, pixels: out)
+        return (ow, oh, out)
     }
 }

@@ -38,6 +38,32 @@ enum PixelConversion {
         }
     }
 
+    /// Three 8-bit planes (R, G, B) from interleaved RGB samples, in one pass.
+    static func bytePlanes(from src: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> [BytePlane] {
+        let n = width * height
+        precondition(src.count >= n * 3)
+        guard let s = src.baseAddress else { return [] }
+        var g = [UInt8](), b = [UInt8]()
+        let r = [UInt8](unsafeUninitializedCapacity: n) { rp, rc in
+            g = [UInt8](unsafeUninitializedCapacity: n) { gp, gc in
+                b = [UInt8](unsafeUninitializedCapacity: n) { bp, bc in
+                    if let r = rp.baseAddress, let g = gp.baseAddress, let b = bp.baseAddress {
+                        for i in 0..<n {
+                            let p = s + 3 &* i
+                            r[i] = p[0]
+                            g[i] = p[1]
+                            b[i] = p[2]
+                        }
+                    }
+                    bc = n
+                }
+                gc = n
+            }
+            rc = n
+        }
+        return [r, g, b].map { BytePlane(width: width, height: height, samples: $0) }
+    }
+
     /// `r[i], g[i], b[i] = s[3i], s[3i+1], s[3i+2]` divided by 255.
     private static func deinterleave3(_ s: UnsafePointer<UInt8>, _ r: UnsafeMutablePointer<Float>,
                                       _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, count n: Int) {

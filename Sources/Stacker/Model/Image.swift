@@ -16,11 +16,7 @@ public struct Image: Sendable, Equatable {
 
     /// An image over existing planes, which must all be `width × height`.
     public init(width: Int, height: Int, planes: [Plane]) {
-        precondition(!planes.isEmpty, "Image needs at least one plane")
-        for p in planes {
-            precondition(p.width == width && p.height == height,
-                         "Plane \(p.width)×\(p.height) does not match image \(width)×\(height)")
-        }
+        Self.requireSize(width, height, of: planes.map { ($0.width, $0.height) })
         self.width = width
         self.height = height
         self.planes = planes
@@ -36,6 +32,14 @@ public struct Image: Sendable, Equatable {
     /// Number of channels (1 or 3).
     public var channels: Int { planes.count }
 
+    /// Stops unless there is at least one plane and every `(width, height)` in `sizes` is the image's.
+    static func requireSize(_ width: Int, _ height: Int, of sizes: [(Int, Int)]) {
+        precondition(!sizes.isEmpty, "an image needs at least one plane")
+        for (w, h) in sizes {
+            precondition(w == width && h == height, "Plane \(w)×\(h) does not match image \(width)×\(height)")
+        }
+    }
+
     /// Number of pixels (`width * height`).
     public var pixelCount: Int { width * height }
 
@@ -47,15 +51,27 @@ public struct Image: Sendable, Equatable {
     /// pass: each band of `factor` luma rows is shrunk while still in cache.
     public func luma(downsampledBy factor: Int) -> (luma: Plane, small: Plane) {
         guard planes.count >= 3 else { return (planes[0], planes[0].downsampled(by: factor)) }
-        let w = width
-        let made = planes[0].pixels.withUnsafeBufferPointer { r in
-            planes[1].pixels.withUnsafeBufferPointer { g in
-                planes[2].pixels.withUnsafeBufferPointer { b in
+        return Self.rec601Luma(planes[0].pixels, planes[1].pixels, planes[2].pixels, width: width, height: height,
+                               downsampledBy: factor)
+    }
+
+    /// The Rec. 601 luma `0.299 r + 0.587 g + 0.114 b` of three planes of
+    /// samples in the planes' units (`S.unit` is folded into the weights, so
+    /// 8-bit samples agree with their float image to float rounding), and
+    /// its copy shrunk by `factor` (see `luma(downsampledBy:)`).
+    static func rec601Luma<S: PlaneSample>(_ r: [S], _ g: [S], _ b: [S], width w: Int, height: Int,
+                                           downsampledBy factor: Int) -> (luma: Plane, small: Plane) {
+        let wr: Float = 0.299 * S.unit, wg: Float = 0.587 * S.unit, wb: Float = 0.114 * S.unit
+        let made = r.withUnsafeBufferPointer { r in
+            g.withUnsafeBufferPointer { g in
+                b.withUnsafeBufferPointer { b in
                     Plane.producing(width: w, height: height, downsampledBy: factor) { rows, o in
                         guard let r = r.baseAddress, let g = g.baseAddress, let b = b.baseAddress else { return }
                         let start = rows.lowerBound * w
+                        // Offsets taken once: `start + i` in the loop is overflow-checked and stops vectorisation.
+                        let (r0, g0, b0) = (r + start, g + start, b + start)
                         for i in 0..<(rows.count * w) {
-                            o[i] = 0.299 * r[start + i] + 0.587 * g[start + i] + 0.114 * b[start + i]
+                            o[i] = wr * r0[i].float + wg * g0[i].float + wb * b0[i].float
                         }
                     }
                 }

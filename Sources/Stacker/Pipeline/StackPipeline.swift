@@ -39,13 +39,26 @@ public enum StackPipeline {
             sharpness = choice.sharpness
         }
         let options = chosen
+        // JPEG frames stay 8-bit until the warp unless calibration or
+        // normalisation works on their samples first; the average takes
+        // them as the file's own Y, Cb, Cr planes when the reference has them.
+        let keepBytes = options.calibration.isEmpty && options.normalization == .none
+        let referenceForm: DecodedFrame.Form = !keepBytes ? .floats : options.mode == .average && options.averageInYCbCr ? .ycbcr(factor: nil) : .bytes
 
-        // The reference fixes the grid, the channel count and the registrar.
+        // The reference fixes the grid, the channel count, the registrar and the colour form.
         let refPath = paths[options.referenceIndex]
-        var (decodedReference, decodeSeconds) = try measure { try ImageFile.read(refPath, maxPixels: options.maxPixels) }
+        var (decodedReference, decodeSeconds) = try measure {
+            try DecodedFrame.read(refPath, maxPixels: options.maxPixels, form: referenceForm)
+        }
         timings.withLock { $0.decode += decodeSeconds }
-        let width = decodedReference.image.width, height = decodedReference.image.height
-        let channels = decodedReference.image.channels
+        let width = decodedReference.width, height = decodedReference.height
+        let channels = decodedReference.channels
+        let ycbcrFactor: Int?
+        if case .ycbcr(let image) = decodedReference.pixels { ycbcrFactor = image.chromaFactor } else { ycbcrFactor = nil }
+        let form: DecodedFrame.Form = ycbcrFactor.map { .ycbcr(factor: $0) } ?? (keepBytes ? .bytes : .floats)
+        let read: @Sendable (String) throws -> DecodedFrame = {
+            try DecodedFrame.read($0, maxPixels: options.maxPixels, form: form)
+        }
 
         // Calibration masters are built once; every light, the reference
         // first, is calibrated before it is measured or registered.
@@ -60,7 +73,7 @@ public enum StackPipeline {
         }
         let reference = (exif: decodedReference.exif, bitDepth: decodedReference.bitDepth,
                          keywords: decodedReference.keywords)
-        let referenceLuma = decodedReference.image.luma
+        let referenceLuma = decodedReference.luma(downsampledBy: 1).luma
         // Astro runs report each frame's background level and noise.
         let astro = calibration != nil || options.normalization != .none || options.alignment.usesStars
         let referenceBackground = options.normalization != .none ? decodedReference.image.backgroundStatistics : []
@@ -84,6 +97,8 @@ public enum StackPipeline {
         struct Prepared: Sendable {
             var report: FrameReport
             var frame: RowWarper?
+            /// Cb and Cr when the average folds Y, Cb, Cr (`frame` is then Y).
+            var chroma: RowWarper?
             var gains: [(gain: Float, offset: Float)] = []
         }
 
@@ -98,7 +113,7 @@ public enum StackPipeline {
         let storeDepth = options.storeDepth
             ?? (reference.bitDepth <= 8 && calibration == nil ? .eight : .sixteen)
         var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
-                                    frameCount: paths.count, depth: storeDepth)
+                                    frameCount: paths.count, depth: storeDepth, ycbcrFactor: ycbcrFactor)
         // Robust modes: workers warp each frame and write it straight into
         // the (thread-safe) frame store, so prepared frames do not queue up
         // in memory. The average warps as it folds, on the consumer thread.
@@ -106,9 +121,14 @@ public enum StackPipeline {
         let interpolation = options.interpolation
         /// Hands a registered frame on: warped into the store (robust modes),
         /// or as it is to the consumer for the fold (average).
-        let deliver: @Sendable (Int, FrameReport, [Plane], Transform, [(gain: Float, offset: Float)]) throws -> Prepared = {
-            index, report, planes, transform, gains in
-            let frame = RowWarper(planes, by: transform, width: width, height: height, interpolation: interpolation)
+        let deliver: @Sendable (Int, FrameReport, DecodedFrame, Transform, [(gain: Float, offset: Float)]) throws -> Prepared = {
+            index, report, decoded, transform, gains in
+            if let factor = ycbcrFactor {
+                let (luma, chroma) = decoded.ycbcrWarpers(by: transform, width: width, height: height, factor: factor,
+                                                          interpolation: interpolation)
+                return Prepared(report: report, frame: luma, chroma: chroma, gains: gains)
+            }
+            let frame = decoded.rowWarper(by: transform, width: width, height: height, interpolation: interpolation)
             guard let store = directStore else { return Prepared(report: report, frame: frame, gains: gains) }
             if let frame {
                 let (_, seconds) = try measure { try store.store(frame: index, warping: frame, gains: gains) }
@@ -118,7 +138,7 @@ public enum StackPipeline {
         }
         // The decoded reference goes to the worker that prepares it and is
         // released with it, not held to the end (144 MB at 12 MP RGB).
-        let referenceFrame = Mutex<DecodedImage?>(consume decodedReference)
+        let referenceFrame = Mutex<DecodedFrame?>(consume decodedReference)
         let duplicates = duplicateIndices(paths)
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
@@ -126,39 +146,38 @@ public enum StackPipeline {
                 return .success(Prepared(report: FrameReport(path: path, reason: "the same file as frame \(original) (\(paths[original])); used once")))
             }
             do {
-                let decoded: DecodedImage
+                var frame: DecodedFrame
                 // Already decoded and calibrated (taken once: each index is prepared once).
                 let calibrated = index == options.referenceIndex ? referenceFrame.withLock { $0.take() } : nil
                 if let calibrated {
-                    decoded = calibrated
+                    frame = calibrated
                 } else {
-                    let (d, seconds) = try measure { try ImageFile.read(path, maxPixels: options.maxPixels) }
+                    let (d, seconds) = try measure { try read(path) }
                     timings.withLock { $0.decode += seconds }
-                    decoded = d
+                    frame = d
                 }
-                var image = decoded.image
-                guard image.width == width, image.height == height else {
-                    throw StackerError.invalidInput(path: path, reason: "frame is \(image.width)×\(image.height), the reference \(refPath) is \(width)×\(height)")
+                guard frame.width == width, frame.height == height else {
+                    throw StackerError.invalidInput(path: path, reason: "frame is \(frame.width)×\(frame.height), the reference \(refPath) is \(width)×\(height)")
                 }
-                guard image.channels == channels else {
-                    throw StackerError.invalidInput(path: path, reason: "frame has \(image.channels) channel(s), the reference \(refPath) has \(channels)")
+                guard frame.channels == channels else {
+                    throw StackerError.invalidInput(path: path, reason: "frame has \(frame.channels) channel(s), the reference \(refPath) has \(channels)")
                 }
                 if let calibration, calibrated == nil {
-                    let (_, seconds) = measure { calibration.apply(to: &image) }
+                    let (_, seconds) = measure { calibration.apply(to: &frame.image) }
                     timings.withLock { $0.calibrate += seconds }
                 }
                 // Measured, weighted and registered on one luma plane; the
                 // translation search's shrunk copy comes from the same pass.
                 let luma: Plane, searchPlane: Plane?
                 if let factor = registrar?.searchFactor, factor > 1 {
-                    (luma, searchPlane) = image.luma(downsampledBy: factor)
+                    (luma, searchPlane) = frame.luma(downsampledBy: factor)
                 } else {
-                    (luma, searchPlane) = (image.luma, nil)
+                    (luma, searchPlane) = (frame.luma(downsampledBy: 1).luma, nil)
                 }
                 var report = FrameReport(path: path)
                 var gains: [(gain: Float, offset: Float)] = []
                 if options.normalization != .none {
-                    let background = index == options.referenceIndex ? referenceBackground : image.backgroundStatistics
+                    let background = index == options.referenceIndex ? referenceBackground : frame.image.backgroundStatistics
                     gains = options.normalization.coefficients(frame: background, reference: referenceBackground)
                 }
                 if astro {
@@ -184,7 +203,7 @@ public enum StackPipeline {
                     }
                     report.score = 1
                     report.used = true
-                    return .success(try deliver(index, report, image.planes, .identity, gains))
+                    return .success(try deliver(index, report, frame, .identity, gains))
                 } else {
                     let (estimate, regSeconds) = try measure {
                         try wrapRegistration(path) { try registrar!.estimate(luma, downsampled: searchPlane) }
@@ -208,7 +227,7 @@ public enum StackPipeline {
                     return .success(Prepared(report: report))
                 }
                 report.used = true
-                return .success(try deliver(index, report, image.planes, report.transform, gains))
+                return .success(try deliver(index, report, frame, report.transform, gains))
             } catch {
                 let e = (error as? StackerError) ?? .unreadable(path: path, reason: "\(error)")
                 if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {
@@ -228,8 +247,13 @@ public enum StackPipeline {
             if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
             if let frame = prepared.frame {
                 let (split, seconds) = measure {
-                    combiner.add(warping: frame, weight: Float(prepared.report.weight), gains: prepared.gains,
-                                 threads: threads)
+                    if let chroma = prepared.chroma {
+                        combiner.add(warping: frame, chroma: chroma, weight: Float(prepared.report.weight),
+                                     threads: threads)
+                    } else {
+                        combiner.add(warping: frame, weight: Float(prepared.report.weight), gains: prepared.gains,
+                                     threads: threads)
+                    }
                 }
                 // The fused pass's wall time, split as its thread-seconds were.
                 let warpShare = split.warp + split.fold > 0 ? split.warp / (split.warp + split.fold) : 0

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import Registration
+import SceneGen
+@testable import Stacker
+
+/// The average's Y, Cb, Cr path: JPEG planes as stored, chroma at its own
+/// resolution, RGB once at the end (`StackOptions.averageInYCbCr`).
+@Suite("Average in Y, Cb, Cr")
+struct YCbCrAverageTests {
+    /// A smooth, colourful `width × height` test image with some edges.
+    static func colourful(width: Int, height: Int) -> Image {
+        var planes = (0..<3).map { _ in Plane(width: width, height: height) }
+        for y in 0..<height {
+            for x in 0..<width {
+                let u = Double(x) / Double(width), v = Double(y) / Double(height)
+                let edge = (x / 7 + y / 5) % 2 == 0 ? 0.15 : 0
+                planes[0][x, y] = Float(0.2 + 0.6 * u + edge)
+                planes[1][x, y] = Float(0.5 + 0.4 * sin(6 * v + 2 * u))
+                planes[2][x, y] = Float(0.8 - 0.6 * v * u + edge / 2)
+            }
+        }
+        return Image(width: width, height: height, planes: planes)
+    }
+
+    @Test("a 4:2:0 JPEG's own planes, upsampled and converted by us, match TurboJPEG's RGB decode")
+    func planesMatchRGBDecode() throws {
+        for (quality, factor) in [(85, 2), (95, 1)] {
+            let jpeg = try ImageFile.encode(Self.colourful(width: 64, height: 48), format: .jpeg,
+                                            options: EncodeOptions(quality: quality))
+            let planes = try #require(try JPEGCodec.decodeYCbCr(jpeg, path: "t.jpg", maxPixels: 1 << 20, factor: nil))
+            #expect(planes.chromaFactor == factor)
+            #expect(planes.width == 64 && planes.height == 48)
+            let rgb = try ImageFile.decode(bytes: jpeg).image
+            // TurboJPEG rounds each stage to 8 bits; ours stays in floats.
+            let mae = ImageMetrics.meanAbsoluteError(planes.rgb, rgb) * 255
+            let worst = ImageMetrics.maxAbsoluteError(planes.rgb, rgb) * 255
+            print("quality \(quality): mean \(mae), worst \(worst) steps from TurboJPEG's RGB")
+            #expect(mae < 0.6, "quality \(quality): mean difference \(mae) steps")
+            #expect(worst <= 2.5, "quality \(quality): worst difference \(worst) steps")
+            // Asking for the other factor declines.
+            #expect(try JPEGCodec.decodeYCbCr(jpeg, path: "t.jpg", maxPixels: 1 << 20, factor: 3 - factor) == nil)
+        }
+    }
+
+    @Test("odd-sized 4:2:0 and grayscale JPEGs decline the Y, Cb, Cr form")
+    func declines() throws {
+        let odd = try ImageFile.encode(Self.colourful(width: 63, height: 48), format: .jpeg,
+                                       options: EncodeOptions(quality: 85))
+        #expect(try JPEGCodec.decodeYCbCr(odd, path: "o.jpg", maxPixels: 1 << 20, factor: nil) == nil)
+        let gray = Image(width: 16, height: 16, planes: [Self.colourful(width: 16, height: 16).planes[1]])
+        let grayJPEG = try ImageFile.encode(gray, format: .jpeg)
+        #expect(try JPEGCodec.decodeYCbCr(grayJPEG, path: "g.jpg", maxPixels: 1 << 20, factor: nil) == nil)
+    }
+
+    @Test("the chroma transform moves chroma points where the luma transform moves their luma positions")
+    func chromaTransform() throws {
+        let shift = YCbCr.chromaTransform(.translation(dx: 3.5, dy: -1.25), factor: 2)
+        #expect(shift.isTranslation)
+        #expect(abs(shift.translation.dx - 1.75) < 1e-12 && abs(shift.translation.dy + 0.625) < 1e-12)
+        let t = Transform(matrix: [0.99, -0.05, 4, 0.04, 1.01, -3, 1e-5, -2e-5, 1])
+        let c = YCbCr.chromaTransform(t, factor: 2)
+        for (x, y) in [(0.0, 0.0), (100.0, 7.0), (-3.0, 250.0)] {
+            let luma = t.apply(x: 2 * x + 0.5, y: 2 * y + 0.5)
+            let chroma = c.apply(x: x, y: y)
+            #expect(abs(2 * chroma.x + 0.5 - luma.x) < 1e-9 && abs(2 * chroma.y + 0.5 - luma.y) < 1e-9)
+        }
+        #expect(YCbCr.chromaTransform(t, factor: 1) == t)
+    }
+
+    @Test("an upright EXIF orientation is applied to the Y, Cb, Cr planes as to the RGB decode")
+    func orientation() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let path = root.appendingPathComponent("Fuzz/corpus/jpeg/exif-ii-orient6.jpg").path
+        let rgb = try ImageFile.read(path)
+        let frame = try DecodedFrame.read(path, maxPixels: 1 << 20, form: .ycbcr(factor: nil))
+        #expect(frame.width == rgb.image.width && frame.height == rgb.image.height)
+        let mae = ImageMetrics.meanAbsoluteError(frame.image, rgb.image) * 255
+        #expect(mae < 1, "mean difference \(mae) steps")
+    }
+
+    @Test("a 4:2:0 burst averaged in Y, Cb, Cr is as close to the truth as averaged in RGB, and thread-independent")
+    func quality() throws {
+        var c = SceneConfig.street
+        c.width = 320; c.height = 240; c.frameCount = 8; c.seed = 5; c.objectCount = 0
+        let scene = SceneGenerator.render(c)
+        let folder = NSTemporaryDirectory() + "stack-ycbcr-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Quality 85 writes 4:2:0 chroma, as cameras do.
+        try scene.write(to: folder, format: .jpeg, quality: 85)
+        let paths = (0..<c.frameCount).map { folder + "/" + Scene.frameFileName($0, format: .jpeg) }
+        let truth = scene.groundTruth
+        let border = Int(c.maxShift.rounded(.up)) + 3
+        var o = StackOptions()
+        o.mode = .average
+        o.threads = 2
+        let ycbcr = try StackPipeline.run(paths: paths, options: o).image
+        o.threads = 1
+        #expect(try StackPipeline.run(paths: paths, options: o).image == ycbcr)
+        o.averageInYCbCr = false
+        let rgb = try StackPipeline.run(paths: paths, options: o).image
+        let reference = try ImageFile.read(paths[0]).image
+        let pY = ImageMetrics.psnr(ycbcr, truth, border: border)
+        let pRGB = ImageMetrics.psnr(rgb, truth, border: border)
+        let pRef = ImageMetrics.psnr(reference, truth, border: border)
+        print("4:2:0 burst: Y, Cb, Cr average \(pY) dB, RGB average \(pRGB) dB, reference frame \(pRef) dB")
+        // Measured: 38.0, 37.1 and 34.9 dB. The average cannot undo what
+        // every frame lost to JPEG, so it gains 3 dB here, not the 9 dB
+        // that 8 frames take off noise alone.
+        #expect(pY >= pRef + 2, "the average should beat one frame: \(pY) vs \(pRef) dB")
+        #expect(pY >= pRGB, "\(pY) vs \(pRGB) dB")
+    }
+}
