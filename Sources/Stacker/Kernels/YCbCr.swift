@@ -12,10 +12,11 @@ public enum YCbCr {
         /// (weights 3/4 and 1/4 per axis), what TurboJPEG's RGB decode does.
         case bilinear
         /// Lanczos-3 at the same positions. The stacker's choice: on a
-        /// shifted 4:2:0 burst its average came 0.9 dB closer to the truth
-        /// than with bilinear, and than averaging TurboJPEG's RGB frames
-        /// (`YCbCrAverageTests`), because the averaged chroma has little
-        /// noise left for the sharper kernel to raise.
+        /// shifted static 4:2:0 burst (8 frames, 320×240, q85) its average
+        /// scored 38.0 dB against the truth, bilinear 36.9 dB, and averaging
+        /// TurboJPEG's RGB frames 37.1 dB; the stacked chroma has little
+        /// noise left for the sharper kernel to raise. `YCbCrStackingTests`
+        /// checks each kernel against stacking RGB.
         case lanczos3
     }
 

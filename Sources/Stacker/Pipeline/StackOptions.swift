@@ -85,13 +85,14 @@ public struct StackOptions: Sendable {
     /// default) chooses: 8 when the reference file has 8 bits per sample and
     /// no calibration is applied, else 16.
     public var storeDepth: FrameStore.SampleDepth?
-    /// Whether the average takes JPEG frames as their own Y, Cb, Cr planes
-    /// (default true): TurboJPEG skips its colour conversion and chroma
-    /// upsampling, and 4:2:0 chroma is warped and folded at its own
-    /// resolution; the result is turned into RGB once. False folds RGB.
-    /// Needs a 4:4:4, or 4:2:0 with an even size, YCbCr reference, and no
-    /// calibration or normalisation.
-    public var averageInYCbCr = true
+    /// Whether the average, median and sigma-clip take JPEG frames as their
+    /// own Y, Cb, Cr planes (default true): TurboJPEG skips its colour
+    /// conversion and chroma upsampling, 4:2:0 chroma is warped and stacked
+    /// at its own resolution, and the result is turned into RGB once
+    /// (`YCbCr.rgb`, Lanczos-3 chroma). False stacks RGB. Needs a 4:4:4, or
+    /// 4:2:0 with an even size, YCbCr reference, and no calibration or
+    /// normalisation; the mode clusters RGB colours and always stacks RGB.
+    public var stackInYCbCr = true
     /// Bias, dark and flat frames applied to every light before registration.
     public var calibration = CalibrationOptions()
     /// How frame backgrounds are matched to the reference's before combining (default `.none`).

@@ -40,10 +40,19 @@ public enum StackPipeline {
         }
         let options = chosen
         // JPEG frames stay 8-bit until the warp unless calibration or
-        // normalisation works on their samples first; the average takes
-        // them as the file's own Y, Cb, Cr planes when the reference has them.
+        // normalisation works on their samples first; the average, median
+        // and sigma-clip take them as the file's own Y, Cb, Cr planes when
+        // the reference has them (the mode clusters RGB colours).
         let keepBytes = options.calibration.isEmpty && options.normalization == .none
-        let referenceForm: DecodedFrame.Form = !keepBytes ? .floats : options.mode == .average && options.averageInYCbCr ? .ycbcr(factor: nil) : .bytes
+        // The robust kernels take 4:2:0 only: with 4:4:4 the 16-bit chroma
+        // of their store (see Combiner) would cost more memory than RGB.
+        let referenceForm: DecodedFrame.Form
+        switch options.mode {
+        case _ where !keepBytes: referenceForm = .floats
+        case _ where !options.stackInYCbCr, .mode: referenceForm = .bytes
+        case .average: referenceForm = .ycbcr(factor: nil)
+        case .median, .sigmaClip: referenceForm = .ycbcr(factor: 2)
+        }
 
         // The reference fixes the grid, the channel count, the registrar and the colour form.
         let refPath = paths[options.referenceIndex]
@@ -117,23 +126,29 @@ public enum StackPipeline {
         // Robust modes: workers warp each frame and write it straight into
         // the (thread-safe) frame store, so prepared frames do not queue up
         // in memory. The average warps as it folds, on the consumer thread.
-        let directStore = combiner.frameStore
+        let directStores = combiner.frameStores
         let interpolation = options.interpolation
         /// Hands a registered frame on: warped into the store (robust modes),
-        /// or as it is to the consumer for the fold (average).
+        /// or as it is to the consumer for the fold (average); as Y and Cb, Cr
+        /// when the kernel works on Y, Cb, Cr.
         let deliver: @Sendable (Int, FrameReport, DecodedFrame, Transform, [(gain: Float, offset: Float)]) throws -> Prepared = {
             index, report, decoded, transform, gains in
+            let frame: RowWarper?, chroma: RowWarper?
             if let factor = ycbcrFactor {
-                let (luma, chroma) = decoded.ycbcrWarpers(by: transform, width: width, height: height, factor: factor,
-                                                          interpolation: interpolation)
-                return Prepared(report: report, frame: luma, chroma: chroma, gains: gains)
+                (frame, chroma) = decoded.ycbcrWarpers(by: transform, width: width, height: height, factor: factor,
+                                                       interpolation: interpolation)
+            } else {
+                frame = decoded.rowWarper(by: transform, width: width, height: height, interpolation: interpolation)
+                chroma = nil
             }
-            let frame = decoded.rowWarper(by: transform, width: width, height: height, interpolation: interpolation)
-            guard let store = directStore else { return Prepared(report: report, frame: frame, gains: gains) }
-            if let frame {
-                let (_, seconds) = try measure { try store.store(frame: index, warping: frame, gains: gains) }
-                timings.withLock { $0.warp += seconds }
+            guard let stores = directStores else {
+                return Prepared(report: report, frame: frame, chroma: chroma, gains: gains)
             }
+            let (_, seconds) = try measure {
+                if let frame { try stores.main.store(frame: index, warping: frame, gains: gains) }
+                if let chroma, let store = stores.chroma { try store.store(frame: index, warping: chroma) }
+            }
+            timings.withLock { $0.warp += seconds }
             return Prepared(report: report)
         }
         // The decoded reference goes to the worker that prepares it and is
