@@ -169,7 +169,7 @@ struct TranslationPlan: Sendable {
                             } else {
                                 sourceTaps.removeAll(keepingCapacity: true)
                                 for t in 0..<taps { sourceTaps.append(s + min(max(y + baseY + t, 0), fh - 1) * fw) }
-                                Self.combine(sourceTaps, weights: wy, count: fw, into: lp)
+                                TapSum.combine(sourceTaps, weights: wy, count: fw, into: lp)
                             }
                             for i in 0..<pad {
                                 l[i] = lp[0]
@@ -188,52 +188,11 @@ struct TranslationPlan: Sendable {
                                 let src = lp + xs.lowerBound + baseX
                                 lineTaps.removeAll(keepingCapacity: true)
                                 for t in 0..<taps { lineTaps.append(UnsafePointer(src + t)) }
-                                Self.combine(lineTaps, weights: wx, count: n, into: ox)
+                                TapSum.combine(lineTaps, weights: wx, count: n, into: ox)
                             }
                         }
                     }
                 }
-            }
-        }
-    }
-}
-
-extension TranslationPlan {
-    /// `out[i] = Σ_t weights[t] · inputs[t][i]` for `i < count`, summed in
-    /// tap order (so every tap count gives the same floats as a loop per
-    /// tap), with the 6- and 4-tap kernels kept in registers: one pass that
-    /// loads each input once and stores once, instead of a pass per tap.
-    @inline(__always)
-    static func combine<S: PlaneSample>(_ inputs: [UnsafePointer<S>], weights w: UnsafeBufferPointer<Float>,
-                                       count: Int, into out: UnsafeMutablePointer<Float>) {
-        switch inputs.count {
-        case 6:
-            let (p0, p1, p2, p3, p4, p5) = (inputs[0], inputs[1], inputs[2], inputs[3], inputs[4], inputs[5])
-            let (w0, w1, w2, w3, w4, w5) = (w[0], w[1], w[2], w[3], w[4], w[5])
-            for i in 0..<count {
-                var a = w0 * p0[i].float
-                a += w1 * p1[i].float
-                a += w2 * p2[i].float
-                a += w3 * p3[i].float
-                a += w4 * p4[i].float
-                a += w5 * p5[i].float
-                out[i] = a
-            }
-        case 4:
-            let (p0, p1, p2, p3) = (inputs[0], inputs[1], inputs[2], inputs[3])
-            let (w0, w1, w2, w3) = (w[0], w[1], w[2], w[3])
-            for i in 0..<count {
-                var a = w0 * p0[i].float
-                a += w1 * p1[i].float
-                a += w2 * p2[i].float
-                a += w3 * p3[i].float
-                out[i] = a
-            }
-        default:
-            for i in 0..<count { out[i] = w[0] * inputs[0][i].float }
-            for t in 1..<inputs.count {
-                let wt = w[t], p = inputs[t]
-                for i in 0..<count { out[i] += wt * p[i].float }
             }
         }
     }

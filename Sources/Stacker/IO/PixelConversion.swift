@@ -93,7 +93,39 @@ enum PixelConversion {
     static func clamp(_ v: Float) -> Float { v > 0 ? (v < 1 ? v : 1) : 0 }
 
     /// Interleaved 8-bit samples from `image`: round(clamp(v) · 255).
-    static func interleaved8(_ image: Image) -> [UInt8] { interleaved(image, to8) }
+    /// Each plane is quantised a chunk at a time with the store's vector
+    /// `quantize` (the same values as `to8`; the scalar conversion checks
+    /// its range and does not vectorise), then the chunks are interleaved.
+    static func interleaved8(_ image: Image) -> [UInt8] {
+        let n = image.pixelCount, ch = image.channels
+        let chunk = 4096
+        var scratch = [UInt8](repeating: 0, count: chunk * ch)
+        return [UInt8](unsafeUninitializedCapacity: n * ch) { dst, count in
+            image.planes.map(\.pixels).withBaseAddresses { sources in
+                scratch.withUnsafeMutableBufferPointer { sp in
+                    guard let q = sp.baseAddress, let d = dst.baseAddress else { return }
+                    var start = 0
+                    while start < n {
+                        let m = min(chunk, n - start)
+                        for c in 0..<ch { UInt8.quantize(sources[c] + start, into: q + c * chunk, count: m) }
+                        let o = d + start * ch
+                        if ch == 3 {
+                            let (r, g, b) = (q, q + chunk, q + 2 * chunk)
+                            for i in 0..<m {
+                                o[3 &* i] = r[i]
+                                o[3 &* i &+ 1] = g[i]
+                                o[3 &* i &+ 2] = b[i]
+                            }
+                        } else {
+                            for c in 0..<ch { for i in 0..<m { o[i &* ch &+ c] = q[c * chunk + i] } }
+                        }
+                        start += m
+                    }
+                }
+            }
+            count = n * ch
+        }
+    }
 
     /// Interleaved 16-bit samples (native byte order): round(clamp(v) · 65535).
     static func interleaved16(_ image: Image) -> [UInt16] { interleaved(image, to16) }

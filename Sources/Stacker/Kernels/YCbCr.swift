@@ -23,10 +23,11 @@ public enum YCbCr {
     /// RGB planes from a Y plane and Cb, Cr planes shrunk by `factor` (1 or
     /// 2). With factor 2 the chroma is upsampled by `upsampling` at the
     /// centred positions (chroma coordinate `(x − 0.5) / 2` for luma column
-    /// `x`, and the same for rows), edges clamped. Values are not clamped,
-    /// so an average keeps what lies outside 0…1. Rows are converted in
-    /// bands on `threads` threads; every pixel is computed alone, so the
-    /// result does not depend on the split.
+    /// `x`, and the same for rows), edges clamped: first along the chroma
+    /// rows a band of output rows needs, then down the columns as each
+    /// output row is made. Values are not clamped, so an average keeps what
+    /// lies outside 0…1. Bands run on `threads` threads; every pixel is
+    /// computed alone, so the result does not depend on the split.
     public static func rgb(luma: Plane, cb: Plane, cr: Plane, factor: Int,
                            upsampling: ChromaUpsampling = .lanczos3,
                            threads: Int = StackOptions.defaultThreadCount) -> Image {
@@ -40,11 +41,15 @@ public enum YCbCr {
             luma.pixels.withUnsafeBufferPointer { yp in
             cb.pixels.withUnsafeBufferPointer { bp in
             cr.pixels.withUnsafeBufferPointer { rp in
-                let sources = ConversionSources(y: yp.baseAddress!, cb: bp.baseAddress!, cr: rp.baseAddress!)
+                let sources = ConversionSources(y: yp.baseAddress!, cb: bp.baseAddress!, cr: rp.baseAddress!,
+                                                chromaWidth: cb.width, chromaHeight: cb.height)
                 parallelForEach((h + rowsPerBand - 1) / rowsPerBand, threads: threads) { band in
                     let rows = (band * rowsPerBand)..<min(h, (band + 1) * rowsPerBand)
-                    job.convert(rows: rows, from: sources, width: w, chroma: (cb.width, cb.height), factor: factor,
-                                kernel: kernel)
+                    if factor == 1 {
+                        job.convert(rows: rows, from: sources, width: w)
+                    } else {
+                        job.convertUpsampling(rows: rows, from: sources, width: w, kernel: kernel)
+                    }
                 }
             }
             }
@@ -72,82 +77,84 @@ public enum YCbCr {
                 (taps, first, early, late) = (k.taps, k.firstTap, e, l)
             }
         }
+
+        /// The first chroma row (unclamped) output row `row` reads, and its weights.
+        func rowTaps(_ row: Int) -> (first: Int, weights: [Float]) {
+            row % 2 == 0 ? (row / 2 - 1 + first, early) : (row / 2 + first, late)
+        }
     }
 
-    /// The source planes of a conversion (read only, shared by the bands).
+    /// The planes of a conversion (read only, shared by the bands).
     struct ConversionSources: @unchecked Sendable {
         let y: UnsafePointer<Float>, cb: UnsafePointer<Float>, cr: UnsafePointer<Float>
+        let chromaWidth: Int, chromaHeight: Int
     }
 
     /// The output planes of a conversion; bands write disjoint rows.
     struct ConversionJob: @unchecked Sendable {
         let r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>
 
-        /// Converts output rows `rows`, with its own line buffers.
-        func convert(rows: Range<Int>, from s: ConversionSources, width w: Int, chroma: (width: Int, height: Int),
-                     factor: Int, kernel k: UpsamplingKernel) {
-            let (cw, chh) = chroma
+        /// Converts output rows `rows` of full-resolution planes.
+        func convert(rows: Range<Int>, from s: ConversionSources, width w: Int) {
+            for row in rows { store(row, y: s.y + row * w, cb: s.cb + row * w, cr: s.cr + row * w, width: w) }
+        }
+
+        /// Converts output rows `rows` with 2× chroma: the chroma rows they
+        /// read are widened into a buffer of the band's own, then each
+        /// output row's chroma is blended from them down the columns.
+        func convertUpsampling(rows: Range<Int>, from s: ConversionSources, width w: Int, kernel k: UpsamplingKernel) {
+            let cw = s.chromaWidth
+            let firstRow = k.rowTaps(rows.lowerBound).first
+            let lastRow = k.rowTaps(rows.upperBound - 1).first + k.taps - 1
+            let bandRows = lastRow - firstRow + 1
             let pad = k.taps
-            // Upsampled Cb and Cr rows, and one blended chroma row padded
-            // with its clamped edge samples so the horizontal taps need no
-            // clamping.
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w + cw + 2 * pad)
-            defer { scratch.deallocate() }
-            let lineB = scratch, lineR = scratch + w, padded = scratch + 2 * w, blend = padded + pad
-            var rowStarts = [Int](repeating: 0, count: k.taps)
-            for row in rows {
-                let u: UnsafePointer<Float>, v: UnsafePointer<Float>
-                if factor == 1 {
-                    u = s.cb + row * cw
-                    v = s.cr + row * cw
-                } else {
-                    let (base, weights) = row % 2 == 0 ? (row / 2 - 1, k.early) : (row / 2, k.late)
-                    for t in 0..<k.taps { rowStarts[t] = min(max(base + k.first + t, 0), chh - 1) * cw }
-                    for (plane, line) in [(s.cb, lineB), (s.cr, lineR)] {
-                        let first = plane + rowStarts[0], w0 = weights[0]
-                        for i in 0..<cw { blend[i] = w0 * first[i] }
-                        for t in 1..<k.taps {
-                            let wt = weights[t], p = plane + rowStarts[t]
-                            for i in 0..<cw { blend[i] += wt * p[i] }
-                        }
-                        for i in 0..<pad {
-                            padded[i] = blend[0]
-                            blend[cw + i] = blend[cw - 1]
-                        }
-                        YCbCr.upsampleRow(blend, width: cw, kernel: k, into: line)
+            // Widened Cb and Cr rows `firstRow…lastRow` (edge rows repeated),
+            // two output lines, and one padded chroma row with its even and odd outputs.
+            let wide = UnsafeMutablePointer<Float>.allocate(capacity: 2 * bandRows * w + 2 * w + 3 * cw + 2 * pad)
+            defer { wide.deallocate() }
+            let lines = wide + 2 * bandRows * w, padded = lines + 2 * w
+            let row = padded + pad, even = row + cw + pad, odd = even + cw
+            var taps = [UnsafePointer<Float>](repeating: UnsafePointer(row), count: k.taps)
+            for (p, plane) in [s.cb, s.cr].enumerated() {
+                for j in 0..<bandRows {
+                    row.update(from: plane + min(max(firstRow + j, 0), s.chromaHeight - 1) * cw, count: cw)
+                    for i in 0..<pad {
+                        padded[i] = row[0]
+                        row[cw + i] = row[cw - 1]
                     }
-                    u = UnsafePointer(lineB)
-                    v = UnsafePointer(lineR)
-                }
-                let yr = s.y + row * w
-                let (ro, go, bo) = (r + row * w, g + row * w, b + row * w)
-                for x in 0..<w {
-                    let Y = yr[x], U = u[x] - neutral, V = v[x] - neutral
-                    ro[x] = Y + 1.402 * V
-                    go[x] = Y - 0.344136 * U - 0.714136 * V
-                    bo[x] = Y + 1.772 * U
+                    for (weights, shift, into) in [(k.early, k.first - 1, even), (k.late, k.first, odd)] {
+                        for t in 0..<k.taps { taps[t] = UnsafePointer(row + shift + t) }
+                        weights.withUnsafeBufferPointer { TapSum.combine(taps, weights: $0, count: cw, into: into) }
+                    }
+                    let o = wide + (p * bandRows + j) * w
+                    for i in 0..<cw {
+                        o[2 &* i] = even[i]
+                        o[2 &* i &+ 1] = odd[i]
+                    }
                 }
             }
-        }
-    }
-
-    /// One chroma row (`cw` samples, readable `taps` past either end)
-    /// upsampled 2× into `out`: sample 2i from the taps around i − 1 with
-    /// `early` weights, 2i + 1 from those around i with `late` weights.
-    static func upsampleRow(_ c: UnsafePointer<Float>, width cw: Int, kernel k: UpsamplingKernel,
-                            into out: UnsafeMutablePointer<Float>) {
-        k.early.withUnsafeBufferPointer { early in
-            k.late.withUnsafeBufferPointer { late in
-                let e = c + (k.first - 1), l = c + k.first
-                for i in 0..<cw {
-                    var a: Float = 0, z: Float = 0
-                    for t in 0..<k.taps {
-                        a += early[t] * e[i + t]
-                        z += late[t] * l[i + t]
+            for y in rows {
+                let (first, weights) = k.rowTaps(y)
+                weights.withUnsafeBufferPointer { wp in
+                    for p in 0..<2 {
+                        for t in 0..<k.taps { taps[t] = UnsafePointer(wide + (p * bandRows + first - firstRow + t) * w) }
+                        TapSum.combine(taps, weights: wp, count: w, into: lines + p * w)
                     }
-                    out[2 * i] = a
-                    out[2 * i + 1] = z
                 }
+                store(y, y: s.y + y * w, cb: lines, cr: lines + w, width: w)
+            }
+        }
+
+        /// Output row `row` from one row of Y, Cb and Cr.
+        @inline(__always)
+        private func store(_ row: Int, y yr: UnsafePointer<Float>, cb u: UnsafePointer<Float>,
+                           cr v: UnsafePointer<Float>, width w: Int) {
+            let (ro, go, bo) = (r + row * w, g + row * w, b + row * w)
+            for x in 0..<w {
+                let Y = yr[x], U = u[x] - neutral, V = v[x] - neutral
+                ro[x] = Y + 1.402 * V
+                go[x] = Y - 0.344136 * U - 0.714136 * V
+                bo[x] = Y + 1.772 * U
             }
         }
     }

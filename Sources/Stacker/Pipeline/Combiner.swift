@@ -81,20 +81,42 @@ struct Combiner {
         }
     }
 
-    /// Warps and folds a frame into the average (frames arrive in input
-    /// order), on `threads` threads. Robust modes take their frames through
-    /// `frameStore` and ignore this.
-    mutating func add(warping frame: RowWarper, weight: Float, gains: [(gain: Float, offset: Float)],
-                      threads: Int) -> AverageAccumulator.FoldTimes {
+    /// One frame for the average's fold: the frame (RGB, or Y), its Cb, Cr
+    /// when the average works on Y, Cb, Cr, its weight and its gains.
+    struct FoldFrame {
+        var frame: RowWarper
+        var chroma: RowWarper?
+        var weight: Float
+        var gains: [(gain: Float, offset: Float)]
+    }
+
+    /// How many frames the average folds in one pass over its accumulator
+    /// (`add(_:threads:)`); the result does not depend on it.
+    static let foldBatch = 3
+
+    /// Warps and folds `frames` (in input order) into the average, on
+    /// `threads` threads, in one pass over the accumulator (the same bits as
+    /// one frame at a time). Robust modes take their frames through
+    /// `frameStores` and ignore this.
+    mutating func add(_ frames: [FoldFrame], threads: Int) -> AverageAccumulator.FoldTimes {
         switch state {
         case .average(var acc):
             state = .folding
-            let times = acc.add(warping: frame, weight: weight, gains: gains, threads: threads)
+            let times = acc.add(warping: frames.map { ($0.frame, $0.weight, $0.gains) }, threads: threads)
             state = .average(acc)
+            return times
+        case .averageYCbCr(var y, var c, let factor):
+            state = .folding
+            var times = y.add(warping: frames.map { ($0.frame, $0.weight, []) }, threads: threads)
+            let chroma = c.add(warping: frames.compactMap { f in f.chroma.map { ($0, f.weight, []) } },
+                               threads: threads)
+            times.warp += chroma.warp
+            times.fold += chroma.fold
+            state = .averageYCbCr(luma: y, chroma: c, factor: factor)
             return times
         case .folding:
             preconditionFailure("Combiner.add re-entered during a fold")
-        case .robust, .robustYCbCr, .averageYCbCr:
+        case .robust, .robustYCbCr:
             return AverageAccumulator.FoldTimes()
         }
     }
@@ -105,20 +127,6 @@ struct Combiner {
         case .averageYCbCr(_, _, let factor), .robustYCbCr(_, _, _, let factor): return factor
         default: return nil
         }
-    }
-
-    /// Warps and folds a frame's Y (`luma`) and Cb, Cr (`chroma`) into a
-    /// Y, Cb, Cr average (see `ycbcrFactor`); other kernels ignore it.
-    mutating func add(warping luma: RowWarper, chroma: RowWarper, weight: Float, threads: Int)
-        -> AverageAccumulator.FoldTimes {
-        guard case .averageYCbCr(var y, var c, let factor) = state else { return AverageAccumulator.FoldTimes() }
-        state = .folding
-        var times = y.add(warping: luma, weight: weight, threads: threads)
-        let chromaTimes = c.add(warping: chroma, weight: weight, threads: threads)
-        times.warp += chromaTimes.warp
-        times.fold += chromaTimes.fold
-        state = .averageYCbCr(luma: y, chroma: c, factor: factor)
-        return times
     }
 
     /// The combined image; `weights` has one entry per frame (0 for unused).

@@ -254,6 +254,17 @@ public enum StackPipeline {
 
         var reports: [FrameReport] = []
         var warnings: [String] = []
+        // The average folds `Combiner.foldBatch` frames per pass over its
+        // accumulator (the same bits as one at a time).
+        var pending: [Combiner.FoldFrame] = []
+        func fold() {
+            guard !pending.isEmpty else { return }
+            let (split, seconds) = measure { combiner.add(pending, threads: threads) }
+            pending.removeAll()
+            // The fused pass's wall time, split as its thread-seconds were.
+            let warpShare = split.warp + split.fold > 0 ? split.warp / (split.warp + split.fold) : 0
+            timings.withLock { $0.warp += seconds * warpShare; $0.stack += seconds * (1 - warpShare) }
+        }
         // Workers decode, register and warp ahead (at most `threads + 1`
         // frames in flight); this thread folds or stores them in input order.
         try orderedPipeline(count: paths.count, threads: threads, window: threads + 1,
@@ -261,18 +272,9 @@ public enum StackPipeline {
             var prepared = try outcome.get()
             if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
             if let frame = prepared.frame {
-                let (split, seconds) = measure {
-                    if let chroma = prepared.chroma {
-                        combiner.add(warping: frame, chroma: chroma, weight: Float(prepared.report.weight),
-                                     threads: threads)
-                    } else {
-                        combiner.add(warping: frame, weight: Float(prepared.report.weight), gains: prepared.gains,
-                                     threads: threads)
-                    }
-                }
-                // The fused pass's wall time, split as its thread-seconds were.
-                let warpShare = split.warp + split.fold > 0 ? split.warp / (split.warp + split.fold) : 0
-                timings.withLock { $0.warp += seconds * warpShare; $0.stack += seconds * (1 - warpShare) }
+                pending.append(Combiner.FoldFrame(frame: frame, chroma: prepared.chroma,
+                                                  weight: Float(prepared.report.weight), gains: prepared.gains))
+                if pending.count >= Combiner.foldBatch { fold() }
             }
             if !prepared.report.used, let reason = prepared.report.reason {
                 warnings.append("\(prepared.report.path): skipped: \(reason)")
@@ -281,6 +283,7 @@ public enum StackPipeline {
             progress(StackProgress(stage: .aligning, completed: reports.count, total: paths.count,
                                    path: prepared.report.path))
         }
+        fold()
         let used = reports.filter(\.used).count
         guard used >= 2 else {
             let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
