@@ -77,6 +77,16 @@ public struct RowWarper: Sendable {
         }
     }
 
+    /// The columns of reference row `y` the frame covers, when that is known
+    /// without looking at the coverage `warp` writes: for a translation the
+    /// covered region is a rectangle, and this is exactly where its coverage
+    /// is 1 (empty where the row is not covered). Nil for other transforms,
+    /// whose coverage must be read.
+    public func coveredColumns(row y: Int) -> Range<Int>? {
+        guard case .translation(let plan) = method else { return nil }
+        return plan.coveredY.contains(y) ? plan.coveredX : 0..<0
+    }
+
     /// Writes reference rows `rows` of every plane into `outputs` (one per
     /// plane) and their coverage (1 where the sample point lies inside the
     /// frame, else 0) into `coverage`. Each buffer holds `rows.count ×

@@ -189,7 +189,8 @@ public final class FrameStore: @unchecked Sendable {
             let rows = y..<min(height, y + rowsPerPass)
             frame.warp(rows: rows, into: planes, coverage: mask)
             Normalization.apply(gains, to: planes, count: rows.count * width)
-            writeRows(rows, frame: index, samples: planes.map { UnsafePointer($0) }, coverage: mask)
+            writeRows(rows, frame: index, samples: planes.map { UnsafePointer($0) }, coverage: mask,
+                      knownRuns: frame.coveredColumns)
             y = rows.upperBound
         }
         stored.withLock { $0[index] = true }
@@ -197,17 +198,21 @@ public final class FrameStore: @unchecked Sendable {
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
     /// per channel) and `coverage` each hold `rows.count × width` floats,
-    /// row `rows.lowerBound` first.
+    /// row `rows.lowerBound` first. `knownRuns`, when it answers for a row
+    /// (a translation's `RowWarper.coveredColumns`), gives that row's
+    /// covered run without a scan of `coverage` (the same run: coverage is
+    /// 1 exactly there).
     private func writeRows(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
-                           coverage mask: UnsafePointer<Float>) {
+                           coverage mask: UnsafePointer<Float>, knownRuns: (Int) -> Range<Int>? = { _ in nil }) {
         switch depth {
-        case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, as: UInt8.self)
-        case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, as: UInt16.self)
+        case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt8.self)
+        case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt16.self)
         }
     }
 
     private func writeRows<T: StoredSample>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
-                                            coverage mask: UnsafePointer<Float>, as _: T.Type) {
+                                            coverage mask: UnsafePointer<Float>, knownRuns: (Int) -> Range<Int>?,
+                                            as _: T.Type) {
         let w = width, n = frameCount, c = channels
         let s = samples(as: T.self), runs = spans
         for y in rows {
@@ -215,7 +220,11 @@ public final class FrameStore: @unchecked Sendable {
             for ch in 0..<c {
                 T.quantize(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
             }
-            runs[y * n + index] = Self.coveredRun(mask + at, count: w)
+            if let known = knownRuns(y) {
+                runs[y * n + index] = known.isEmpty ? SIMD2(0, 0) : SIMD2(Int32(known.lowerBound), Int32(known.upperBound))
+            } else {
+                runs[y * n + index] = Self.coveredRun(mask + at, count: w)
+            }
         }
     }
 
