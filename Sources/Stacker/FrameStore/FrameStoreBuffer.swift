@@ -22,19 +22,23 @@ final class FrameStoreBuffer {
     let isMapped: Bool
     /// The temporary file's path (already unlinked), `nil` in memory.
     let temporaryPath: String?
+    /// The memory behind `base` when it is not a mapped file (it unmaps itself).
+    private var anonymous: ZeroedMemory?
 
     /// Zero-filled anonymous memory of `byteCount` bytes, its pages mapped
-    /// at once (`MAP_POPULATE`): every page of the store is written, and
-    /// faulting 1.4 GB in 4 KiB at a time from the workers cost more than
-    /// the kernel zeroing it in one call (docs/performance.md).
+    /// at once by several threads (`ZeroedMemory`): every page of the store
+    /// is written, and faulting 1.4 GB in 4 KiB at a time from the workers
+    /// cost more than the kernel zeroing it up front (docs/performance.md).
     init(heapBytes byteCount: Int) throws {
-        let size = max(byteCount, 1)
-        let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
-        guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else {
+        let memory: ZeroedMemory
+        do {
+            memory = try ZeroedMemory(byteCount: byteCount)
+        } catch {
             throw StackerError.stackingFailed(
                 path: "", reason: "cannot allocate \(byteCount) bytes for the frame store")
         }
-        base = p
+        anonymous = memory
+        base = memory.base
         self.byteCount = byteCount
         isMapped = false
         temporaryPath = nil
@@ -84,7 +88,7 @@ final class FrameStoreBuffer {
         temporaryPath = path
     }
 
-    deinit { munmap(base, max(byteCount, 1)) }
+    deinit { if anonymous == nil { munmap(base, max(byteCount, 1)) } }
 
     /// The message for an errno value.
     private static func errnoText(_ code: Int32) -> String {

@@ -216,7 +216,7 @@ public struct AverageAccumulator: Sendable {
     }
 }
 
-/// The accumulator's planes in one zeroed heap block. Bands of rows are
+/// The accumulator's planes in one zeroed block (`ZeroedMemory`). Bands of rows are
 /// written from several threads, each pixel by one band only, which is what
 /// makes `@unchecked Sendable` sound; `AverageAccumulator` copies it before
 /// mutating a shared one.
@@ -225,14 +225,19 @@ final class AccumulatorStorage: @unchecked Sendable {
     private let planes: Int
     private let planeSize: Int
 
+    /// The zeroed memory behind `base`, mapped by several threads at once.
+    private let memory: ZeroedMemory
+
     init(planes: Int, planeSize: Int) {
         self.planes = planes
         self.planeSize = planeSize
-        base = .allocate(capacity: max(1, planes * planeSize))
-        base.initialize(repeating: 0, count: max(1, planes * planeSize))
+        // A failure to map is a failure to allocate, as for any array.
+        guard let memory = try? ZeroedMemory(byteCount: max(1, planes * planeSize) * MemoryLayout<Float>.stride) else {
+            fatalError("cannot allocate \(planes) accumulator planes of \(planeSize) samples")
+        }
+        self.memory = memory
+        base = memory.base.bindMemory(to: Float.self, capacity: max(1, planes * planeSize))
     }
-
-    deinit { base.deallocate() }
 
     /// The first sample of plane `index`.
     func plane(_ index: Int) -> UnsafeMutablePointer<Float> { base + index * planeSize }
