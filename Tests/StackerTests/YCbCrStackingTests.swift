@@ -117,3 +117,41 @@ struct YCbCrStackingTests {
         #expect(p16 - pY <= 0.1, "\(mode): \(pY) vs \(p16) dB")
     }
 }
+
+extension YCbCrStackingTests {
+    @Test("a burst mixing 4:2:0, 4:4:4 and odd subsampling frames stacks, each frame converted to the reference's form",
+          arguments: [StackMode.average, .median])
+    func mixedBurst(_ mode: StackMode) throws {
+        var c = SceneConfig.street
+        c.width = 160; c.height = 120; c.frameCount = 5; c.seed = 9; c.objectCount = 0
+        let scene = SceneGenerator.render(c)
+        let folder = NSTemporaryDirectory() + "stack-ycbcr-mixed-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try scene.write(to: folder, format: .jpeg, quality: 85)
+        let paths = (0..<c.frameCount).map { folder + "/" + Scene.frameFileName($0, format: .jpeg) }
+        var o = StackOptions()
+        o.mode = mode
+        let uniform = try StackPipeline.run(paths: paths, options: o)
+        // Frame 2 again at quality 95 (4:4:4), frame 3 as PNG: neither has 4:2:0 planes to give.
+        let frame2 = try ImageFile.read(paths[2]).image
+        try ImageFile.write(frame2, to: paths[2], options: EncodeOptions(quality: 95))
+        let png = folder + "/frame-3.png"
+        try ImageFile.write(try ImageFile.read(paths[3]).image, to: png)
+        var mixedPaths = paths
+        mixedPaths[3] = png
+        let mixed = try StackPipeline.run(paths: mixedPaths, options: o)
+        #expect(mixed.frames.allSatisfy { $0.used })
+        let truth = scene.groundTruth
+        let border = Int(c.maxShift.rounded(.up)) + 3
+        let pUniform = ImageMetrics.psnr(uniform.image, truth, border: border)
+        let pMixed = ImageMetrics.psnr(mixed.image, truth, border: border)
+        print("\(mode): uniform 4:2:0 burst \(pUniform) dB, mixed \(pMixed) dB")
+        // Re-encoding frame 2 adds a second JPEG loss; the stacks must stay close.
+        #expect(abs(pUniform - pMixed) < 0.5, "\(mode): \(pUniform) vs \(pMixed) dB")
+        for (u, m) in zip(uniform.frames, mixed.frames) {
+            #expect(abs(u.transform.translation.dx - m.transform.translation.dx) < 0.05)
+            #expect(abs(u.transform.translation.dy - m.transform.translation.dy) < 0.05)
+        }
+    }
+}
