@@ -2,9 +2,10 @@ public import Registration
 
 /// A colour image as a JPEG stores it: a full-resolution Y (luma) plane and
 /// Cb, Cr planes shrunk by `chromaFactor` (1 for 4:4:4, 2 for 4:2:0), all
-/// 8-bit (`v` stands for `v / 255`). The average kernel stacks frames in
-/// this form: TurboJPEG skips its colour conversion and chroma upsampling,
-/// and the 4:2:0 chroma costs a quarter of a channel to warp and fold.
+/// 8-bit (`v` stands for `v / 255`). The average, median and sigma-clip
+/// stack JPEG frames in this form: TurboJPEG skips its colour conversion
+/// and chroma upsampling, and 4:2:0 chroma costs a quarter of a channel to
+/// warp and stack.
 ///
 /// Chroma samples are centred between the luma samples they cover (JFIF):
 /// chroma pixel `(i, j)` sits at luma coordinate `(f·i + (f−1)/2, f·j +

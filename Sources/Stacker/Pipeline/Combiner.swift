@@ -22,7 +22,8 @@ struct Combiner {
     /// size; robust modes keep `depth` bits per sample in their frame store.
     /// With `ycbcrFactor` the kernel works on Y, Cb, Cr (chroma shrunk by
     /// that factor) instead of RGB: the average's frames come through
-    /// `add(warping:chroma:…)`, a robust kernel's through `frameStores`.
+    /// `add(_:threads:)` with their chroma, a robust kernel's through
+    /// `frameStores`.
     /// The mode kernel clusters colours across channels at one resolution,
     /// so it ignores `ycbcrFactor`.
     init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int,

@@ -2,8 +2,9 @@ import Registration
 
 /// A frame as the pipeline holds it from decode to warp. JPEG frames stay
 /// 8-bit (36 MB for 12 MP RGB instead of 144 MB of floats, and no
-/// conversion pass), as RGB planes or, for the average, as the file's own
-/// Y, Cb, Cr planes; the translation warp reads the bytes directly.
+/// conversion pass), as RGB planes or, for the average, median and
+/// sigma-clip, as the file's own Y, Cb, Cr planes; the translation warp
+/// reads the bytes directly.
 /// Everything else, and any frame that is calibrated or normalised, is
 /// decoded to floats.
 struct DecodedFrame: Sendable {
