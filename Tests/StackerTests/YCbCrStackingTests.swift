@@ -23,6 +23,16 @@ struct YCbCrStackingTests {
         return Image(width: width, height: height, planes: planes)
     }
 
+    /// `config` rendered and written as JPEG frames at quality 85, which
+    /// writes 4:2:0 chroma as cameras do, in a new temporary folder.
+    static func burst420(_ config: SceneConfig) throws -> (scene: Scene, paths: [String], folder: String) {
+        let scene = SceneGenerator.render(config)
+        let folder = NSTemporaryDirectory() + "stack-ycbcr-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try scene.write(to: folder, format: .jpeg, quality: 85)
+        return (scene, (0..<config.frameCount).map { folder + "/" + Scene.frameFileName($0, format: .jpeg) }, folder)
+    }
+
     @Test("a 4:2:0 JPEG's own planes, upsampled and converted by us, match TurboJPEG's RGB decode")
     func planesMatchRGBDecode() throws {
         for (quality, factor) in [(85, 2), (95, 1)] {
@@ -85,13 +95,8 @@ struct YCbCrStackingTests {
     func quality(_ mode: StackMode) throws {
         var c = SceneConfig.street
         c.width = 320; c.height = 240; c.frameCount = 8; c.seed = 5
-        let scene = SceneGenerator.render(c)
-        let folder = NSTemporaryDirectory() + "stack-ycbcr-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let (scene, paths, folder) = try Self.burst420(c)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // Quality 85 writes 4:2:0 chroma, as cameras do.
-        try scene.write(to: folder, format: .jpeg, quality: 85)
-        let paths = (0..<c.frameCount).map { folder + "/" + Scene.frameFileName($0, format: .jpeg) }
         let truth = scene.groundTruth
         let border = Int(c.maxShift.rounded(.up)) + 3
         var o = StackOptions()
@@ -124,12 +129,8 @@ extension YCbCrStackingTests {
     func mixedBurst(_ mode: StackMode) throws {
         var c = SceneConfig.street
         c.width = 160; c.height = 120; c.frameCount = 5; c.seed = 9; c.objectCount = 0
-        let scene = SceneGenerator.render(c)
-        let folder = NSTemporaryDirectory() + "stack-ycbcr-mixed-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let (scene, paths, folder) = try Self.burst420(c)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try scene.write(to: folder, format: .jpeg, quality: 85)
-        let paths = (0..<c.frameCount).map { folder + "/" + Scene.frameFileName($0, format: .jpeg) }
         var o = StackOptions()
         o.mode = mode
         let uniform = try StackPipeline.run(paths: paths, options: o)
