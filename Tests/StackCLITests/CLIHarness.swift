@@ -46,14 +46,14 @@ enum CLIHarness {
 
     /// Renders a small street burst into `folder`; returns the frame paths.
     static func makeBurst(in folder: String, frames: Int = 5, width: Int = 256, height: Int = 192,
-                          seed: UInt64 = 7) throws -> [String] {
+                          seed: UInt64 = 7, quality: Int = 95) throws -> [String] {
         var config = SceneConfig.street
         config.width = width
         config.height = height
         config.frameCount = frames
         config.seed = seed
         let scene = SceneGenerator.render(config)
-        try scene.write(to: folder, format: .jpeg, quality: 95)
+        try scene.write(to: folder, format: .jpeg, quality: quality)
         return (0..<frames).map { folder + "/" + String(format: "frame_%03d.jpg", $0) }
     }
 
