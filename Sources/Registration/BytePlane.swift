@@ -30,7 +30,7 @@ public struct BytePlane: Sendable, Equatable {
         let n = count
         let px = [Float](unsafeUninitializedCapacity: n) { dst, initialised in
             samples.withUnsafeBufferPointer { src in
-                for i in 0..<n { dst[i] = Float(src[i]) / 255 }
+                if let s = src.baseAddress, let d = dst.baseAddress { UInt8.convert(s, count: n, into: d) }
             }
             initialised = n
         }

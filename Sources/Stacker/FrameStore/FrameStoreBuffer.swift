@@ -23,7 +23,7 @@ final class FrameStoreBuffer {
     /// The temporary file's path (already unlinked), `nil` in memory.
     let temporaryPath: String?
     /// The memory behind `base` when it is not a mapped file (it unmaps itself).
-    private var anonymous: ZeroedMemory?
+    private let anonymous: ZeroedMemory?
 
     /// Zero-filled anonymous memory of `byteCount` bytes, its pages mapped
     /// at once by several threads (`ZeroedMemory`): every page of the store
@@ -85,6 +85,7 @@ final class FrameStoreBuffer {
         base = p
         self.byteCount = byteCount
         isMapped = true
+        anonymous = nil
         temporaryPath = path
     }
 
