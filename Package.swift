@@ -32,7 +32,7 @@ let package = Package(
 
         .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
         .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CFITSIO", "CMalloc"]),
-        .executableTarget(name: "stack", dependencies: ["Stacker"]),
+        .executableTarget(name: "stack", dependencies: ["Stacker", "Registration"]),
 
         .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),
         .executableTarget(name: "make-scene", dependencies: ["SceneGen", "Stacker"],

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Registration
 import Stacker
 
 /// `stack-bench`: the benchmark harness behind `make bench`.
@@ -126,6 +127,7 @@ func machineInfo(date: Date) -> [String: Any] {
 }
 
 MemoryTuning.preferHeapForLargeBuffers()
+BLASThreads.configure()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "decode-floor" {

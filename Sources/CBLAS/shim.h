@@ -2,6 +2,11 @@
 // exports them itself, so no LAPACKE is needed).
 #include <cblas.h>
 
+/// OpenBLAS (pthreads build): stops the worker threads the library started
+/// when it was loaded. Exported, not in cblas.h; the library restarts them
+/// itself if a later call wants more than one thread.
+int blas_thread_shutdown_(void);
+
 /// Solve A X = B (general matrix, LU with partial pivoting). Column-major.
 void sgesv_(const int *n, const int *nrhs, float *a, const int *lda, int *ipiv,
             float *b, const int *ldb, int *info);

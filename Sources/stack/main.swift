@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Registration
 import Stacker
 
 /// Entry point: parse → validate → run; maps failures to the documented exit codes.
@@ -86,4 +87,5 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
 }
 
 MemoryTuning.preferHeapForLargeBuffers()
+BLASThreads.configure()
 exit(runStack(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -31,14 +31,22 @@ enum ComplexMatrix {
 /// Our matrices are small and we already run one registration per core, so
 /// OpenBLAS's worker threads only compete with ours: perf showed a quarter
 /// of a 4 MP run in their `sched_yield` spinning. Unless the user set
-/// `OPENBLAS_NUM_THREADS`, OpenBLAS is limited to the calling thread.
-enum BLASThreads {
+/// `OPENBLAS_NUM_THREADS`, OpenBLAS is limited to the calling thread, and
+/// the pool it started when it was loaded is stopped: its threads otherwise
+/// spin for about 0.1 s of CPU each before they sleep, which at the start
+/// of a run took a core from the first decodes.
+public enum BLASThreads {
     private static let once: Void = {
-        if getenv("OPENBLAS_NUM_THREADS") == nil { openblas_set_num_threads(1) }
+        if getenv("OPENBLAS_NUM_THREADS") == nil {
+            openblas_set_num_threads(1)
+            _ = blas_thread_shutdown_()
+        }
     }()
 
-    /// Applies the policy (cheap after the first call).
+    /// Applies the policy (cheap after the first call). Executables call it
+    /// first thing; the library calls it before its first BLAS call.
     ///
-    /// The corresponding C function is `openblas_set_num_threads`.
-    static func configure() { once }
+    /// The corresponding C functions are `openblas_set_num_threads` and
+    /// `blas_thread_shutdown_`.
+    public static func configure() { once }
 }
