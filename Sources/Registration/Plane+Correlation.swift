@@ -1,5 +1,5 @@
 /// Normalised cross-correlation of two planes under a translation.
-extension Plane {
+extension SamplePlane {
     /// Zero-mean normalised cross-correlation of `self(x, y)` with
     /// `other(x + dx, y + dy)` (bilinear) over their overlap, on an even grid
     /// of about `samples` points; −1 when the sizes differ or the overlap is
@@ -19,7 +19,8 @@ extension Plane {
         let fx = Float(dx - Double(ix)), fy = Float(dy - Double(iy))
         let w = width, h = height
         var n = 0.0, sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0
-        pixels.withUnsafeBufferPointer { f in
+        let unit = Sample.unit
+        withSampleBuffer { f in
             other.pixels.withUnsafeBufferPointer { r in
                 var y = y0
                 while y <= y1 {
@@ -31,7 +32,7 @@ extension Plane {
                     if ry >= 0 && ry <= h - 2 && lo <= hi {
                         var x = lo
                         while x <= hi {
-                            let a = f[y * w + x]
+                            let a = f[y * w + x].float * unit
                             let k = ry * w + x + ix
                             let top = r[k] + fx * (r[k + 1] - r[k])
                             let bot = r[k + w] + fx * (r[k + w + 1] - r[k + w])

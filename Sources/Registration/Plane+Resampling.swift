@@ -72,8 +72,8 @@ extension Plane {
     /// One output row of `downsampled(by: factor)`: the `factor` rows from
     /// `first` (row stride `width`) summed into `accumulator`, then groups of
     /// `factor` summed and scaled into `out` (`width / factor` values).
-    @inline(__always)
-    private static func downsampleBand(_ first: UnsafePointer<Float>, width: Int, factor: Int,
+    @usableFromInline @inline(__always)
+    static func downsampleBand(_ first: UnsafePointer<Float>, width: Int, factor: Int,
                                        accumulator a: UnsafeMutablePointer<Float>,
                                        into out: UnsafeMutablePointer<Float>) {
         let ow = width / factor, used = ow * factor
@@ -109,25 +109,6 @@ extension Plane {
             for k in 0..<size { t += p[k] }
             out[g] = t * scale
         }
-    }
-
-    /// The sub-plane `[x, x + width) × [y, y + height)`; samples outside
-    /// `self` take the nearest edge value (clamp). An empty `self` gives zeros.
-    public func cropped(x: Int, y: Int, width cw: Int, height ch: Int) -> Plane {
-        var out = Plane(width: max(0, cw), height: max(0, ch))
-        guard width > 0, height > 0, cw > 0, ch > 0 else { return out }
-        let w = width, h = height
-        pixels.withUnsafeBufferPointer { src in
-            out.pixels.withUnsafeMutableBufferPointer { dst in
-                for r in 0..<ch {
-                    let sy = Swift.min(Swift.max(y + r, 0), h - 1) * w
-                    for c in 0..<cw {
-                        dst[r * cw + c] = src[sy + Swift.min(Swift.max(x + c, 0), w - 1)]
-                    }
-                }
-            }
-        }
-        return out
     }
 
     /// Mean sample value (0 for an empty plane), accumulated in `Double`.

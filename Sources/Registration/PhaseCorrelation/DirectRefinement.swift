@@ -94,7 +94,7 @@ struct DirectRefinement: Sendable {
     }
 
     /// Half the number of interpolation taps (Lanczos-`taps` kernel, ≤ 4).
-    static let taps = 3
+    static let taps = 3    // `verticalTaps` spells out its 6 rows
     /// The corrected kernel reproduces polynomials up to this degree exactly
     /// (see `kernelWeights`).
     static let exactDegree = 3
@@ -154,7 +154,7 @@ struct DirectRefinement: Sendable {
     /// the weighted normal matrix is singular (blank or one-dimensional
     /// texture) or the estimate runs off by more than `slack`; the caller
     /// then keeps its own estimate.
-    func refine(_ frame: Plane, dx: Double, dy: Double) -> (dx: Double, dy: Double)? {
+    func refine<F: SamplePlane>(_ frame: F, dx: Double, dy: Double) -> (dx: Double, dy: Double)? {
         guard frame.width == width, frame.height == height else { return nil }
         // u = −d: the frame is sampled at x + u.
         let u0x = -dx, u0y = -dy
@@ -206,7 +206,7 @@ struct DirectRefinement: Sendable {
     /// step that would have landed on the fixed point; clamped to
     /// `relaxationRange`. The fixed point is the same; it is reached in 2–4
     /// iterations instead of 4–8.
-    private func iterate(_ frame: Plane, rows: [Int], x0: Int, width rw: Int, until tolerance: Double,
+    private func iterate<F: SamplePlane>(_ frame: F, rows: [Int], x0: Int, width rw: Int, until tolerance: Double,
                          state: inout Iterate, residual: inout [Float]) -> Bool {
         let a = Self.taps
         let count = rows.count * rw
@@ -217,9 +217,9 @@ struct DirectRefinement: Sendable {
         for _ in 0..<Self.maxIterations {
             let kx = Int(state.ux.rounded(.down)), ky = Int(state.uy.rounded(.down))
             let wx = Self.kernelWeights(state.ux - Double(kx))
-            let wy = Self.kernelWeights(state.uy - Double(ky))
+            let wy = Self.kernelWeights(state.uy - Double(ky)) * F.Sample.unit
             // Pass 1: residuals r = frame(x + u) − reference(x).
-            frame.pixels.withUnsafeBufferPointer { fbuf in
+            frame.withSampleBuffer { fbuf in
                 reference.pixels.withUnsafeBufferPointer { rbuf in
                     residual.withUnsafeMutableBufferPointer { res in
                         column.withUnsafeMutableBufferPointer { col in
@@ -287,25 +287,24 @@ struct DirectRefinement: Sendable {
         return rows
     }
 
-    /// `out[i] = Σₖ weights[k] · src[i + k·rowStride]`, `i < count`.
+    /// `out[i] = Σₖ weights[k] · src[i + k·rowStride]`, `i < count`, over
+    /// the `2 · taps` = 6 rows (8-bit samples unscaled: the caller folds
+    /// `PlaneSample.unit` into `weights`), summed in tap order; the loop is
+    /// left to the compiler's vectoriser, as `TapSum.combine`.
     @inline(__always)
-    static func verticalTaps(_ src: UnsafePointer<Float>, rowStride: Int, weights: SIMD8<Float>, count: Int,
-                             into out: UnsafeMutablePointer<Float>) {
-        let taps = 2 * DirectRefinement.taps
-        var i = 0
-        while i + 8 <= count {
-            var acc = SIMD8<Float>(repeating: 0)
-            for k in 0..<taps {
-                acc += weights[k] * UnsafeRawPointer(src + k * rowStride + i).loadUnaligned(as: SIMD8<Float>.self)
-            }
-            UnsafeMutableRawPointer(out + i).storeBytes(of: acc, as: SIMD8<Float>.self)
-            i += 8
-        }
-        while i < count {
-            var acc: Float = 0
-            for k in 0..<taps { acc += weights[k] * src[k * rowStride + i] }
-            out[i] = acc
-            i += 1
+    static func verticalTaps<S: PlaneSample>(_ src: UnsafePointer<S>, rowStride: Int, weights w: SIMD8<Float>,
+                                             count: Int, into out: UnsafeMutablePointer<Float>) {
+        let p0 = src, p1 = src + rowStride, p2 = src + 2 * rowStride
+        let p3 = src + 3 * rowStride, p4 = src + 4 * rowStride, p5 = src + 5 * rowStride
+        let (w0, w1, w2, w3, w4, w5) = (w[0], w[1], w[2], w[3], w[4], w[5])
+        for i in 0..<count {
+            var a = w0 * p0[i].float
+            a += w1 * p1[i].float
+            a += w2 * p2[i].float
+            a += w3 * p3[i].float
+            a += w4 * p4[i].float
+            a += w5 * p5[i].float
+            out[i] = a
         }
     }
 

@@ -97,7 +97,8 @@ public final class TranslationRegistrar: Sendable {
         direct = DirectRefinement(reference: reference)
     }
 
-    /// Measures the translation of `frame` relative to the reference.
+    /// Measures the translation of `frame` (its luma, as floats or 8-bit
+    /// samples, see `SamplePlane`) relative to the reference.
     ///
     /// Returns `(dx, dy)` with `frame(x, y) ≈ reference(x + dx, y + dy)`.
     /// A blank frame (or blank reference) returns `(0, 0)` with score 0,
@@ -114,6 +115,18 @@ public final class TranslationRegistrar: Sendable {
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
     ///   reference's size.
     public func estimate(_ frame: Plane, downsampled: Plane? = nil) throws -> TranslationEstimate {
+        try estimate(samples: frame, downsampled: downsampled)
+    }
+
+    /// `estimate(_:downsampled:)` for a luma of 8-bit samples (`v / 255`),
+    /// read as they are: a JPEG's Y plane.
+    public func estimate(_ frame: BytePlane, downsampled: Plane? = nil) throws -> TranslationEstimate {
+        try estimate(samples: frame, downsampled: downsampled)
+    }
+
+    /// `estimate(_:downsampled:)` for either sample type (specialised for
+    /// each by the two public entries).
+    private func estimate<F: SamplePlane>(samples frame: F, downsampled: Plane?) throws -> TranslationEstimate {
         guard frame.width == width, frame.height == height else {
             throw RegistrationError.sizeMismatch(
                 "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
@@ -229,7 +242,7 @@ public final class TranslationRegistrar: Sendable {
     /// texture), the earlier path: the fine phase correlation at 1/10 px,
     /// then the direct refinement again, then the fine stage at full
     /// resolution (`finish`).
-    private func refine(_ frame: Plane, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
+    private func refine<F: SamplePlane>(_ frame: F, _ c: CorrelationStage.Peak) throws -> (Double, Double) {
         if let d = direct.refine(frame, dx: c.dx * Double(factor), dy: c.dy * Double(factor)) { return (d.dx, d.dy) }
         let (dx, dy) = try refineFine(frame, c, upsample: Self.startUpsample)
         return try finish(frame, dx: dx, dy: dy)
@@ -238,7 +251,7 @@ public final class TranslationRegistrar: Sendable {
     /// The direct refinement from an estimate within a pixel or so; where it
     /// declines (too little overlap or texture, or it would move too far),
     /// the fine phase correlation at `options.upsampleFactor`.
-    private func finish(_ frame: Plane, dx: Double, dy: Double) throws -> (Double, Double) {
+    private func finish<F: SamplePlane>(_ frame: F, dx: Double, dy: Double) throws -> (Double, Double) {
         if let d = direct.refine(frame, dx: dx, dy: dy) { return (d.dx, d.dy) }
         let start = CorrelationStage.Peak(dx: dx / Double(factor), dy: dy / Double(factor), height: 0)
         return try refineFine(frame, start)
@@ -246,7 +259,7 @@ public final class TranslationRegistrar: Sendable {
 
     /// Stage 3 from one coarse peak: the fine phase correlation on the
     /// full-resolution crop (a few tenths of a pixel from the end result).
-    private func refineFine(_ frame: Plane, _ c: CorrelationStage.Peak,
+    private func refineFine<F: SamplePlane>(_ frame: F, _ c: CorrelationStage.Peak,
                             upsample: Int? = nil) throws -> (Double, Double) {
         var dx = c.dx * Double(factor), dy = c.dy * Double(factor)
 
@@ -268,7 +281,7 @@ public final class TranslationRegistrar: Sendable {
     /// Zero-mean normalised cross-correlation of `frame(x, y)` with
     /// `reference(x + dx, y + dy)` at full resolution (see
     /// `Plane.normalisedCorrelation`), on about `matchSamples` points.
-    func matchScore(_ frame: Plane, dx: Double, dy: Double) -> Double {
+    func matchScore<F: SamplePlane>(_ frame: F, dx: Double, dy: Double) -> Double {
         frame.normalisedCorrelation(with: direct.reference, dx: dx, dy: dy, samples: Self.matchSamples)
     }
 }

@@ -39,22 +39,6 @@ public struct YCbCrImage: Sendable, Equatable {
     /// Height in pixels.
     public var height: Int { luma.height }
 
-    /// The Y plane as floats and its copy shrunk by `factor` (see
-    /// `Image.luma(downsampledBy:)`). Y is the JPEG's own Rec. 601 luma.
-    public func luma(downsampledBy factor: Int) -> (luma: Plane, small: Plane) {
-        let w = width
-        let made = luma.samples.withUnsafeBufferPointer { y in
-            Plane.producing(width: w, height: height, downsampledBy: factor) { rows, o in
-                guard let y = y.baseAddress else { return }
-                // A multiplication, not `convert`'s exact division: registration
-                // does not need the last bit, and the division costs 3 ms a frame.
-                let first = y + rows.lowerBound * w
-                for i in 0..<(rows.count * w) { o[i] = Float(first[i]) * (1 / 255) }
-            }
-        }
-        return (made.full, made.small)
-    }
-
     /// The image in RGB floats, chroma upsampled as TurboJPEG's RGB
     /// decode does (bilinear), so a frame reads the same in either form.
     public var rgb: Image {

@@ -96,12 +96,34 @@ struct DecodedFrame: Sendable {
         set { pixels = .floats(newValue) }
     }
 
-    /// The luma plane and its copy shrunk by `factor` (see `Image.luma(downsampledBy:)`).
-    func luma(downsampledBy factor: Int) -> (luma: Plane, small: Plane) {
+    /// The luma to register and measure, and its copy shrunk by `factor`
+    /// (nil for `factor` ≤ 1). A Y, Cb, Cr frame's Y (the JPEG's own Rec. 601
+    /// luma) stays bytes: no 48 MB float copy of a 12 MP frame is made for
+    /// registration (see `SamplePlane`). Other frames give the float Rec. 601
+    /// luma (see `Image.luma(downsampledBy:)`).
+    func luma(downsampledBy factor: Int) -> (luma: Luma, small: Plane?) {
+        let made: (luma: Plane, small: Plane)
         switch pixels {
-        case .floats(let image): return image.luma(downsampledBy: factor)
-        case .bytes(let image): return image.luma(downsampledBy: factor)
-        case .ycbcr(let image): return image.luma(downsampledBy: factor)
+        case .floats(let image): made = image.luma(downsampledBy: factor)
+        case .bytes(let image): made = image.luma(downsampledBy: factor)
+        case .ycbcr(let image): return (.bytes(image.luma), factor > 1 ? image.luma.downsampled(by: factor) : nil)
+        }
+        return (.floats(made.luma), factor > 1 ? made.small : nil)
+    }
+
+    /// A frame's luma as registration reads it.
+    enum Luma: Sendable {
+        /// Float samples.
+        case floats(Plane)
+        /// 8-bit samples standing for `v / 255` (a JPEG's Y).
+        case bytes(BytePlane)
+
+        /// The luma as floats (a conversion for `bytes`).
+        var floatPlane: Plane {
+            switch self {
+            case .floats(let plane): return plane
+            case .bytes(let plane): return plane.floats
+            }
         }
     }
 

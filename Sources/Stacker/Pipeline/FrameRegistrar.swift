@@ -70,23 +70,28 @@ struct FrameRegistrar: Sendable {
     }
 
     /// Registers one frame's luma (translation: with `downsampled`, the
-    /// luma shrunk by `searchFactor`, when the caller made it). Thread-safe.
-    func estimate(_ luma: Plane, downsampled: Plane? = nil) throws -> Estimate {
+    /// luma shrunk by `searchFactor`, when the caller made it; the other
+    /// models take it as floats). Thread-safe.
+    func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane? = nil) throws -> Estimate {
         switch model {
         case .translation(let r):
-            let e = try r.estimate(luma, downsampled: downsampled)
+            let e: TranslationEstimate
+            switch luma {
+            case .floats(let plane): e = try r.estimate(plane, downsampled: downsampled)
+            case .bytes(let plane): e = try r.estimate(plane, downsampled: downsampled)
+            }
             return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil,
                             rejection: e.isAccepted ? nil : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
                             overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
         case .homography(let r):
-            let e = try r.estimate(luma)
+            let e = try r.estimate(luma.floatPlane)
             let rule = TranslationOptions(minimumScore: r.options.minimumScore, minimumAgreement: r.options.minimumAgreement)
             return Estimate(transform: e.transform, score: e.score,
                             note: e.fallbackReason.map { "homography fell back to the translation: \($0)" },
                             rejection: e.isAccepted ? nil : rule.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
                             overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
         case .stars(let r):
-            let e = try r.estimate(luma)
+            let e = try r.estimate(luma.floatPlane)
             return Estimate(transform: e.transform, score: e.score, note: nil,
                             rejection: e.isAccepted ? nil : "star alignment failed: \(e.reason ?? "no consistent star match")",
                             stars: StarSummary(found: e.starsFound, matched: e.starsMatched, fwhm: e.fwhm))

@@ -8,9 +8,14 @@ import Synchronization
 /// the consumer, so memory stays bounded whatever the burst length, and the
 /// consumer's work (folding, storing) overlaps the workers' (decode, warp).
 ///
-/// If `consume` throws, the workers stop taking new indices and the error is
-/// rethrown once they have finished.
+/// `prelude` runs on the calling thread once the workers have started and
+/// before the first `consume`: set-up the workers need only later (they wait
+/// for it themselves, see `Latch`) overlaps their first decodes.
+///
+/// If `prelude` or `consume` throws, the workers stop taking new indices and
+/// the error is rethrown once they have finished.
 func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
+                                  prelude: () throws -> Void = {},
                                   produce: @escaping @Sendable (Int) -> T,
                                   consume: (Int, T) throws -> Void) throws {
     guard count > 0 else { return }
@@ -46,6 +51,7 @@ func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
     }
     defer { group.wait() }
     do {
+        try prelude()
         for i in 0..<count {
             var value: T?
             while value == nil {

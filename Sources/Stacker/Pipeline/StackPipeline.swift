@@ -82,22 +82,37 @@ public enum StackPipeline {
         }
         let reference = (exif: decodedReference.exif, bitDepth: decodedReference.bitDepth,
                          keywords: decodedReference.keywords)
-        let referenceLuma = decodedReference.luma(downsampledBy: 1).luma
         // Astro runs report each frame's background level and noise.
         let astro = calibration != nil || options.normalization != .none || options.alignment.usesStars
         let referenceBackground = options.normalization != .none ? decodedReference.image.backgroundStatistics : []
-        let registrar: FrameRegistrar?
-        if options.alignment != .none && options.givenTransforms == nil {
-            let (r, seconds) = try measure {
+        let autoWeights = options.weighting == .auto
+
+        /// What the workers need once a frame is decoded: the registrar
+        /// and the reference's noise. Built on this thread while the
+        /// workers decode their first frames.
+        struct Registration: Sendable {
+            var registrar: FrameRegistrar?
+            var referenceSigma: Double
+        }
+        let registration = Latch<Registration>()
+        // Released once its luma is made (the worker that prepares the
+        // reference holds the other reference to it).
+        var referenceForSetup: DecodedFrame? = decodedReference
+        func buildRegistration() throws -> Registration {
+            let referenceLuma = referenceForSetup!.luma(downsampledBy: 1).luma.floatPlane
+            referenceForSetup = nil
+            let referenceSigma = autoWeights ? estimateNoiseSigma(referenceLuma) : 0
+            guard options.alignment != .none && options.givenTransforms == nil else {
+                return Registration(registrar: nil, referenceSigma: referenceSigma)
+            }
+            let (registrar, seconds) = try measure {
                 try wrapRegistration(refPath) {
                     try FrameRegistrar(reference: referenceLuma, alignment: options.alignment,
                                        minimumScore: options.minimumScore)
                 }
             }
-            registrar = r
             timings.withLock { $0.register += seconds }
-        } else {
-            registrar = nil
+            return Registration(registrar: registrar, referenceSigma: referenceSigma)
         }
 
         /// One frame made ready for the kernel: for the average, the frame
@@ -111,9 +126,6 @@ public enum StackPipeline {
             var gains: [(gain: Float, offset: Float)] = []
         }
 
-        let autoWeights = options.weighting == .auto
-        let referenceSigma = autoWeights ? estimateNoiseSigma(referenceLuma) : 0
-
         // 8-bit frames keep 8 bits per sample in the robust modes' store: half
         // the memory, and the result against the truth is unchanged within
         // the tests' bound (RobustStackingTests). Calibration makes levels
@@ -121,12 +133,16 @@ public enum StackPipeline {
         // files, keep 16.
         let storeDepth = options.storeDepth
             ?? (reference.bitDepth <= 8 && calibration == nil ? .eight : .sixteen)
-        var combiner = try Combiner(options: options, width: width, height: height, channels: channels,
-                                    frameCount: paths.count, depth: storeDepth, ycbcrFactor: ycbcrFactor)
+        /// The frame stores of a robust kernel, which workers write into
+        /// (nil for the average); published once the combiner is built.
+        typealias Stores = (main: FrameStore, chroma: FrameStore?)
+        let storesLatch = Latch<Stores?>()
+        // Only the robust kernels store frames; the average's workers never wait for the combiner.
+        let usesStores = options.mode != .average
+        var combiner: Combiner?
         // Robust modes: workers warp each frame and write it straight into
         // the (thread-safe) frame store, so prepared frames do not queue up
         // in memory. The average warps as it folds, on the consumer thread.
-        let directStores = combiner.frameStores
         let interpolation = options.interpolation
         /// Hands a registered frame on: warped into the store (robust modes),
         /// or as it is to the consumer for the fold (average); as Y and Cb, Cr
@@ -141,7 +157,7 @@ public enum StackPipeline {
                 frame = decoded.rowWarper(by: transform, width: width, height: height, interpolation: interpolation)
                 chroma = nil
             }
-            guard let stores = directStores else {
+            guard usesStores, let stores = try storesLatch.wait() else {
                 return Prepared(report: report, frame: frame, chroma: chroma, gains: gains)
             }
             let (_, seconds) = try measure {
@@ -181,14 +197,15 @@ public enum StackPipeline {
                     let (_, seconds) = measure { calibration.apply(to: &frame.image) }
                     timings.withLock { $0.calibrate += seconds }
                 }
-                // Measured, weighted and registered on one luma plane; the
-                // translation search's shrunk copy comes from the same pass.
-                let luma: Plane, searchPlane: Plane?
-                if let factor = registrar?.searchFactor, factor > 1 {
-                    (luma, searchPlane) = frame.luma(downsampledBy: factor)
-                } else {
-                    (luma, searchPlane) = (frame.luma(downsampledBy: 1).luma, nil)
-                }
+                // Built by the calling thread while this frame was decoded.
+                let setup = try registration.wait()
+                let registrar = setup.registrar, referenceSigma = setup.referenceSigma
+                // Measured, weighted and registered on one luma plane, made
+                // only when needed (the reference of a plain run needs none);
+                // the translation search's shrunk copy comes from the same pass.
+                let decoded = frame
+                lazy var lumaPlanes = decoded.luma(downsampledBy: registrar?.searchFactor ?? 1)
+                lazy var floatLuma = lumaPlanes.luma.floatPlane
                 var report = FrameReport(path: path)
                 var gains: [(gain: Float, offset: Float)] = []
                 if options.normalization != .none {
@@ -196,11 +213,11 @@ public enum StackPipeline {
                     gains = options.normalization.coefficients(frame: background, reference: referenceBackground)
                 }
                 if astro {
-                    report.background = RobustStatistics.of(luma).median
-                    if !autoWeights { report.noiseSigma = estimateNoiseSigma(luma) }
+                    report.background = RobustStatistics.of(floatLuma).median
+                    if !autoWeights { report.noiseSigma = estimateNoiseSigma(floatLuma) }
                 }
                 if autoWeights {
-                    let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(luma)
+                    let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(floatLuma)
                     report.noiseSigma = sigma
                     // Inverse noise variance, relative to the reference (weight 1).
                     report.weight = sigma > 0 && referenceSigma > 0 ? (referenceSigma * referenceSigma) / (sigma * sigma) : 1
@@ -221,7 +238,11 @@ public enum StackPipeline {
                     return .success(try deliver(index, report, frame, .identity, gains))
                 } else {
                     let (estimate, regSeconds) = try measure {
-                        try wrapRegistration(path) { try registrar!.estimate(luma, downsampled: searchPlane) }
+                        try wrapRegistration(path) {
+                            // The translation reads a Y plane's bytes as they are; the other models take floats.
+                            try registrar!.estimate(registrar!.searchFactor != nil ? lumaPlanes.luma : .floats(floatLuma),
+                                                    downsampled: lumaPlanes.small)
+                        }
                     }
                     timings.withLock { $0.register += regSeconds }
                     report.transform = estimate.transform
@@ -259,7 +280,7 @@ public enum StackPipeline {
         var pending: [Combiner.FoldFrame] = []
         func fold() {
             guard !pending.isEmpty else { return }
-            let (split, seconds) = measure { combiner.add(pending, threads: threads) }
+            let (split, seconds) = measure { combiner!.add(pending, threads: threads) }
             pending.removeAll()
             // The fused pass's wall time, split as its thread-seconds were.
             let warpShare = split.warp + split.fold > 0 ? split.warp / (split.warp + split.fold) : 0
@@ -267,8 +288,30 @@ public enum StackPipeline {
         }
         // Workers decode, register and warp ahead (at most `threads + 1`
         // frames in flight); this thread folds or stores them in input order.
+        // The registrar and then the combiner are built here while the
+        // workers decode their first frames; they wait for each in turn.
+        func prelude() throws {
+            do {
+                registration.publish(.success(try buildRegistration()))
+            } catch {
+                let e = (error as? StackerError) ?? .stackingFailed(path: refPath, reason: "\(error)")
+                registration.publish(.failure(e))
+                storesLatch.publish(.failure(e))
+                throw e
+            }
+            do {
+                let built = try Combiner(options: options, width: width, height: height, channels: channels,
+                                         frameCount: paths.count, depth: storeDepth, ycbcrFactor: ycbcrFactor)
+                storesLatch.publish(.success(built.frameStores))
+                combiner = built
+            } catch {
+                let e = (error as? StackerError) ?? .stackingFailed(path: "", reason: "\(error)")
+                storesLatch.publish(.failure(e))
+                throw e
+            }
+        }
         try orderedPipeline(count: paths.count, threads: threads, window: threads + 1,
-                            produce: prepare) { index, outcome in
+                            prelude: prelude, produce: prepare) { index, outcome in
             var prepared = try outcome.get()
             if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
             if let frame = prepared.frame {
@@ -291,7 +334,7 @@ public enum StackPipeline {
         }
         progress(StackProgress(stage: .combining, completed: 0, total: used, path: nil))
         let weights = reports.map { $0.used ? Float($0.weight) : 0 }
-        let (image, reduceSeconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
+        let (image, reduceSeconds) = try measure { try combiner!.finish(weights: weights, threads: threads) }
         timings.withLock { $0.stack += reduceSeconds }
         var result = StackResult(
             image: image,

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A value published once by one thread and awaited by others: the
+/// pipeline's workers start decoding while the calling thread still builds
+/// what they need next (the registrar, the frame stores), and wait here for it.
+final class Latch<Value: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var outcome: Result<Value, StackerError>?
+
+    /// Publishes the value (or the failure every waiter then throws) and
+    /// wakes the waiters. Only the first call counts.
+    func publish(_ result: Result<Value, StackerError>) {
+        condition.lock()
+        if outcome == nil { outcome = result }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The published value, waiting until there is one.
+    /// - Throws: the published failure.
+    func wait() throws(StackerError) -> Value {
+        condition.lock()
+        defer { condition.unlock() }
+        while outcome == nil { condition.wait() }
+        return try outcome!.get()
+    }
+}
