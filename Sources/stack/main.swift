@@ -72,6 +72,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     encode.bitDepth = format.bitDepth(nearestTo: settings.depth ?? result.referenceBitDepth)
     encode.exif = format == .jpeg ? result.referenceExif : nil
     encode.keywords = format == .fits ? result.referenceKeywords : []
+    encode.threads = options.threads
     try ImageFile.write(result.image, to: output, options: encode)
     let d = ContinuousClock.now - start
     result.timings.encode = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18

@@ -102,13 +102,19 @@ public struct EncodeOptions: Sendable {
     /// names (SIMPLE, BITPIX, NAXIS…, BZERO, BSCALE, EXTEND, …) and malformed
     /// keywords are skipped. Other formats ignore them.
     public var keywords: [FITSKeyword]
+    /// Threads a JPEG of more than about 1 MP is compressed on (strip by
+    /// strip, see `JPEGStrips`); the bytes do not depend on it.
+    public var threads: Int
 
-    /// Settings with the documented defaults (quality 95, 8-bit, no EXIF, no keywords).
-    public init(quality: Int = 95, bitDepth: Int = 8, exif: [UInt8]? = nil, keywords: [FITSKeyword] = []) {
+    /// Settings with the documented defaults (quality 95, 8-bit, no EXIF, no
+    /// keywords, all cores).
+    public init(quality: Int = 95, bitDepth: Int = 8, exif: [UInt8]? = nil, keywords: [FITSKeyword] = [],
+                threads: Int = StackOptions.defaultThreadCount) {
         self.quality = quality
         self.bitDepth = bitDepth
         self.exif = exif
         self.keywords = keywords
+        self.threads = threads
     }
 }
 
@@ -269,7 +275,7 @@ public enum ImageFile: Sendable {
             guard (1...100).contains(options.quality) else {
                 throw StackerError.invalidInput(path: path, reason: "JPEG quality must be between 1 and 100, not \(options.quality)")
             }
-            let jpeg = try JPEGCodec.encode(image, quality: options.quality, path: path)
+            let jpeg = try JPEGCodec.encode(image, quality: options.quality, path: path, threads: options.threads)
             guard let exif = options.exif else { return jpeg }
             return EXIF.insert(tiff: exif, intoJPEG: jpeg)
         case .png:

@@ -175,22 +175,64 @@ enum JPEGCodec {
 
     /// Encodes `image` (1 or 3 planes) as an 8-bit JPEG: grayscale for 1
     /// plane; for 3, chroma 4:4:4 at quality ≥ 90 and 4:2:0 below.
-    /// `progressive` (tests only) writes progressive entropy coding.
+    /// Images of more than one strip (`JPEGStrips`, about 1 MP each) are
+    /// compressed strip by strip on up to `threads` threads and joined
+    /// with restart markers: the same pixels as one piece, and the same
+    /// bytes whatever `threads` is.
+    /// `progressive` (tests only) writes progressive entropy coding, in one
+    /// piece; `onePiece` (tests only) compresses in one piece without it.
     /// - Throws: `StackerError.invalidInput` / `.writeFailed` naming `path`.
-    static func encode(_ image: Image, quality: Int, path: String, progressive: Bool = false) throws -> [UInt8] {
+    static func encode(_ image: Image, quality: Int, path: String, progressive: Bool = false,
+                       onePiece: Bool = false, threads: Int = 1) throws -> [UInt8] {
         guard image.width <= 65535, image.height <= 65535 else {
             throw StackerError.invalidInput(path: path, reason: "the image is too large for JPEG (at most 65535 pixels a side)")
         }
-        let handle = try TurboJPEGHandle(compress: true, path: path)
-        let samples = PixelConversion.interleaved8(image)
         let gray = image.channels == 1
-        let format = gray ? TJPF_GRAY : TJPF_RGB
         let subsampling = gray ? TJSAMP_GRAY : (quality >= 90 ? TJSAMP_444 : TJSAMP_420)
+        let mcu = mcuSize(subsampling)
+        if !progressive, !onePiece,
+           let rows = JPEGStrips.rowsPerStrip(width: image.width, height: image.height,
+                                              mcuWidth: mcu.width, mcuHeight: mcu.height) {
+            let count = (image.height + rows - 1) / rows
+            let strips = parallelMap(count, threads: threads) { k -> Result<[UInt8], any Error> in
+                let band = (k * rows)..<min(image.height, (k + 1) * rows)
+                return Result {
+                    try compress(image, rows: band, subsampling: subsampling, quality: quality,
+                                 progressive: false, path: path)
+                }
+            }
+            let interval = JPEGStrips.restartInterval(width: image.width, rows: rows,
+                                                      mcuWidth: mcu.width, mcuHeight: mcu.height)
+            if let joined = JPEGStrips.join(try strips.map { try $0.get() }, height: image.height, interval: interval) {
+                return joined
+            }
+        }
+        return try compress(image, rows: 0..<image.height, subsampling: subsampling, quality: quality,
+                            progressive: progressive, path: path)
+    }
+
+    /// MCU size in pixels of a TurboJPEG subsampling.
+    private static func mcuSize(_ subsampling: TJSAMP) -> (width: Int, height: Int) {
+        switch subsampling {
+        case TJSAMP_420: return (16, 16)
+        case TJSAMP_422: return (16, 8)
+        case TJSAMP_440: return (8, 16)
+        case TJSAMP_411: return (32, 8)
+        default: return (8, 8)
+        }
+    }
+
+    /// Rows `rows` of `image` compressed as a JPEG of their own.
+    private static func compress(_ image: Image, rows: Range<Int>, subsampling: TJSAMP, quality: Int,
+                                 progressive: Bool, path: String) throws -> [UInt8] {
+        let handle = try TurboJPEGHandle(compress: true, path: path)
+        let samples = PixelConversion.interleaved8(image, rows: rows)
+        let format = image.channels == 1 ? TJPF_GRAY : TJPF_RGB
         var output: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { if output != nil { tjFree(output) } }
         let rc = samples.withUnsafeBufferPointer { s in
-            tjCompress2(handle.raw, s.baseAddress, Int32(image.width), 0, Int32(image.height),
+            tjCompress2(handle.raw, s.baseAddress, Int32(image.width), 0, Int32(rows.count),
                         Int32(format.rawValue), &output, &size,
                         Int32(subsampling.rawValue), Int32(quality),
                         TJFLAG_ACCURATEDCT | (progressive ? TJFLAG_PROGRESSIVE : 0))

@@ -92,12 +92,15 @@ enum PixelConversion {
     @inline(__always)
     static func clamp(_ v: Float) -> Float { v > 0 ? (v < 1 ? v : 1) : 0 }
 
-    /// Interleaved 8-bit samples from `image`: round(clamp(v) · 255).
-    /// Each plane is quantised a chunk at a time with the store's vector
-    /// `quantize` (the same values as `to8`; the scalar conversion checks
-    /// its range and does not vectorise), then the chunks are interleaved.
-    static func interleaved8(_ image: Image) -> [UInt8] {
-        let n = image.pixelCount, ch = image.channels
+    /// Interleaved 8-bit samples from `image` (or its rows `rows`):
+    /// round(clamp(v) · 255). Each plane is quantised a chunk at a time with
+    /// the store's vector `quantize` (the same values as `to8`; the scalar
+    /// conversion checks its range and does not vectorise), then the chunks
+    /// are interleaved.
+    static func interleaved8(_ image: Image, rows: Range<Int>? = nil) -> [UInt8] {
+        let rows = rows ?? 0..<image.height
+        let first = rows.lowerBound * image.width
+        let n = rows.count * image.width, ch = image.channels
         let chunk = 4096
         var scratch = [UInt8](repeating: 0, count: chunk * ch)
         return [UInt8](unsafeUninitializedCapacity: n * ch) { dst, count in
@@ -107,7 +110,7 @@ enum PixelConversion {
                     var start = 0
                     while start < n {
                         let m = min(chunk, n - start)
-                        for c in 0..<ch { UInt8.quantize(sources[c] + start, into: q + c * chunk, count: m) }
+                        for c in 0..<ch { UInt8.quantize(sources[c] + first + start, into: q + c * chunk, count: m) }
                         let o = d + start * ch
                         if ch == 3 {
                             let (r, g, b) = (q, q + chunk, q + 2 * chunk)
