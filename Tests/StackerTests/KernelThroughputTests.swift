@@ -9,13 +9,15 @@ import Registration
 /// (`STACK_BENCH_ONLY=median` limits it to one kernel, e.g. under `perf record`).
 @Suite("Kernel throughput")
 struct KernelThroughputTests {
-    @Test("reduce time for median, sigma-clip and mode, 20 frames × 1 MP × RGB",
-          .enabled(if: ProcessInfo.processInfo.environment["STACK_BENCH"] != nil))
-    func reduceThroughput() throws {
+    @Test("reduce time for median, sigma-clip and mode, 20 frames × 1 MP × RGB, 16- and 8-bit stores",
+          .enabled(if: ProcessInfo.processInfo.environment["STACK_BENCH"] != nil),
+          .serialized, arguments: [FrameStore.SampleDepth.sixteen, .eight])
+    func reduceThroughput(_ depth: FrameStore.SampleDepth) throws {
         let w = 1000, h = 1000, c = 3, n = 20
         var rng = KernelRNG(seed: 50)
-        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n,
+        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n, depth: depth,
                                    memoryLimit: 1 << 31, temporaryDirectory: "/tmp")
+        print("\(depth.bytes * 8)-bit store")
         var noise = [Float](repeating: 0, count: 1 << 16)
         for i in 0..<noise.count { noise[i] = Float(0.02 * rng.gaussian()) }
         let clock = ContinuousClock()

@@ -193,6 +193,14 @@ struct StripJob: @unchecked Sendable {
                 }
                 net.sort(v)
                 let out = outputs[ch] + y * wd + x0
+                if lanes == 16 && count == SIMD16(repeating: UInt8(truncatingIfNeeded: n)) {
+                    // Every frame covers all 16 pixels (most of the image):
+                    // the same median for each lane, computed 16 at a time.
+                    let lo = SIMD16<Float>(v[(n - 1) / 2]), hi = SIMD16<Float>(v[n / 2])
+                    let median = 0.5 * (lo * scale + hi * scale)
+                    UnsafeMutableRawPointer(out).storeBytes(of: median, as: SIMD16<Float>.self)
+                    continue
+                }
                 for l in 0..<lanes {
                     let k = Int(count[l])
                     out[l] = k == 0 ? 0 : 0.5 * (Float(v[(k - 1) / 2][l]) * scale + Float(v[k / 2][l]) * scale)
