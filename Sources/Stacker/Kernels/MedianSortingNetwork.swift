@@ -96,8 +96,8 @@ extension SIMD8: SortableLanes where Scalar == Float {
 }
 
 extension SIMD16: SortableLanes where Scalar == UInt16 {
-    /// Lane-wise min and max (`vpminuw`/`vpmaxuw`: two instructions where a
-    /// compare and two blends took three; integers, so the same lanes).
+    /// Compare and select; the compiler already emits `vpminuw`/`vpmaxuw`
+    /// for it (`pointwiseMin`/`pointwiseMax` measured no faster).
     @inline(__always)
     static func ordered(_ x: Self, _ y: Self) -> (Self, Self) {
         let swap = y .< x
