@@ -118,6 +118,25 @@ struct FrameStoreTests {
         }
     }
 
+    @Test("without coverage counts the image is the same, on the SIMD and the scalar paths, 8- and 16-bit")
+    func imageOnly() throws {
+        let burst = Burst(width: 41, height: 50, channels: 3, frames: 7, seed: 43)
+        for depth in [FrameStore.SampleDepth.sixteen, .eight] {
+            let store = try FrameStore(width: 41, height: 50, channels: 3, frameCount: 7, depth: depth,
+                                       memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+            try burst.fill(store)
+            let weights: [Float] = [1, 2, 1, 0.5, 1, 3, 1]
+            for kernel in Self.kernels {
+                let imageOnly = try store.reduceImage(kernel, weights: weights, threads: 2)
+                #expect(imageOnly == (try store.reduce(kernel, weights: weights, threads: 2).image), "\(kernel)")
+                let scalar = try store.reduce(kernel, weights: weights, threads: 2, networkLimit: 0, counts: false)
+                let scalarWithCounts = try store.reduce(kernel, weights: weights, threads: 2, networkLimit: 0)
+                #expect(scalar.image == scalarWithCounts.image)
+                #expect(scalar.coverageCount.count == 0)
+            }
+        }
+    }
+
     @Test("store reduction equals the pure per-pixel kernels on the stored samples; gaps give 0")
     func matchesPureKernels() throws {
         let w = 19, h = 11, c = 3, n = 12

@@ -23,6 +23,24 @@ struct YCbCrStackingTests {
         return Image(width: width, height: height, planes: planes)
     }
 
+    @Test("rgb: the JFIF formulas at factor 1; a luma plane the caller still holds is left as it was", arguments: [1, 2])
+    func rgbKeepsSharedLuma(_ factor: Int) {
+        let (luma, chroma) = YCbCr.split(Self.colourful(width: 36, height: 20), factor: factor)
+        let kept = luma
+        let shared = YCbCr.rgb(luma: luma, cb: chroma[0], cr: chroma[1], factor: factor, threads: 2)
+        #expect(luma == kept)
+        var owned = [luma]
+        let unique = YCbCr.rgb(luma: owned.removeFirst(), cb: chroma[0], cr: chroma[1], factor: factor, threads: 2)
+        #expect(unique == shared)
+        guard factor == 1 else { return }
+        for i in 0..<luma.count {
+            let y = luma.pixels[i], u = chroma[0].pixels[i] - YCbCr.neutral, v = chroma[1].pixels[i] - YCbCr.neutral
+            #expect(shared.planes[0].pixels[i] == y + 1.402 * v)
+            #expect(shared.planes[1].pixels[i] == y - 0.344136 * u - 0.714136 * v)
+            #expect(shared.planes[2].pixels[i] == y + 1.772 * u)
+        }
+    }
+
     /// `config` rendered and written as JPEG frames at quality 85, which
     /// writes 4:2:0 chroma as cameras do, in a new temporary folder.
     static func burst420(_ config: SceneConfig) throws -> (scene: Scene, paths: [String], folder: String) {

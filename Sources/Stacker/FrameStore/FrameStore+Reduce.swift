@@ -26,10 +26,17 @@ extension FrameStore {
         try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit)
     }
 
+    /// `reduce` without the coverage counts (the pipeline does not use
+    /// them): no count plane is allocated (48 MB of fresh pages at 12 MP).
+    func reduceImage(_ kernel: RobustKernel, weights: [Float], threads: Int) throws -> Image {
+        try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit, counts: false).image
+    }
+
     /// `reduce` with the SIMD-path limit as a parameter (tests force the
-    /// scalar path with `networkLimit: 0`).
-    func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int) throws
-        -> (image: Image, coverageCount: Plane) {
+    /// scalar path with `networkLimit: 0`); with `counts: false` the count
+    /// plane comes back empty (0 × 0).
+    func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
+                counts: Bool = true) throws -> (image: Image, coverageCount: Plane) {
         if let reason = kernel.invalidReason {
             throw StackerError.invalidInput(path: "", reason: reason)
         }
@@ -53,16 +60,17 @@ extension FrameStore {
         let workers = max(1, min(threads, strips))
         // The output arrays are written in place (no zero fill, no copy): every
         // pixel of every plane is written exactly once by the strip threads.
-        let arrays = [[Float]](uninitialized: c + 1, count: planeSize) { outputs in
+        let arrays = [[Float]](uninitialized: counts ? c + 1 : c, count: planeSize) { outputs in
             let job = StripJob(store: self, kernel: kernel, weights: weights, network: network,
-                               outputs: outputs,
+                               outputs: Array(outputs.prefix(c)), counts: counts ? outputs[c] : nil,
                                equalWeights: weights.allSatisfy { $0 == weights.first })
             // Threads take the next strip from a shared counter, so a thread
             // slowed by other load does not hold up the rest; each pixel is
             // computed the same way whichever thread takes it.
             let nextStrip = Atomic<Int>(0)
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                let scratch = StripScratch(frames: job.store.frameCount, channels: job.store.channels)
+                let scratch = StripScratch(frames: job.store.frameCount, channels: job.store.channels,
+                                           width: job.store.width)
                 while true {
                     let strip = nextStrip.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard strip < strips else { break }
@@ -76,8 +84,8 @@ extension FrameStore {
             }
         }
         let planes = arrays.prefix(c).map { Plane(width: w, height: h, pixels: $0) }
-        let counts = Plane(width: w, height: h, pixels: arrays[c])
-        return (Image(width: w, height: h, planes: planes), counts)
+        let countPlane = counts ? Plane(width: w, height: h, pixels: arrays[c]) : Plane(width: 0, height: 0)
+        return (Image(width: w, height: h, planes: planes), countPlane)
     }
 }
 
@@ -101,11 +109,13 @@ final class StripScratch {
     let weights: UnsafeMutablePointer<Float>
     /// One pixel's output (channels).
     let pixelOut: UnsafeMutablePointer<Float>
+    /// A row of coverage counts, written and dropped when the caller wants none.
+    let countRow: UnsafeMutablePointer<Float>
     let mode: ModeCluster.Scratch
     /// Where `warm` leaves its result.
     var sink: UInt64 = 0
 
-    init(frames: Int, channels: Int) {
+    init(frames: Int, channels: Int, width: Int) {
         self.frames = max(frames, 1)
         self.channels = max(channels, 1)
         v = .allocate(capacity: self.frames)
@@ -117,12 +127,13 @@ final class StripScratch {
         values = .allocate(capacity: self.frames * self.channels)
         weights = .allocate(capacity: self.frames)
         pixelOut = .allocate(capacity: self.channels)
+        countRow = .allocate(capacity: max(width, 1))
         mode = ModeCluster.Scratch(capacity: self.frames, channels: self.channels)
     }
 
     deinit {
         v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); lanes.deallocate(); orMask.deallocate()
-        values.deallocate(); weights.deallocate(); pixelOut.deallocate()
+        values.deallocate(); weights.deallocate(); pixelOut.deallocate(); countRow.deallocate()
     }
 }
 
@@ -133,8 +144,17 @@ struct StripJob: @unchecked Sendable {
     let kernel: RobustKernel
     let weights: [Float]
     let network: SortingNetwork?
-    /// `channels` output planes then the coverage-count plane, each W·H.
+    /// `channels` output planes, each W·H.
     let outputs: [UnsafeMutablePointer<Float>]
+    /// The coverage-count plane (W·H), or nil when the caller wants none.
+    let counts: UnsafeMutablePointer<Float>?
+
+    /// Where row `y`'s coverage counts go: the count plane, or the
+    /// thread's scratch row when there is none.
+    @inline(__always)
+    func countRow(_ y: Int, _ s: StripScratch) -> UnsafeMutablePointer<Float> {
+        counts.map { $0 + y * store.width } ?? s.countRow
+    }
     /// Whether all frame weights are equal (sigma-clip then sorts values only).
     let equalWeights: Bool
 
@@ -162,7 +182,7 @@ struct StripJob: @unchecked Sendable {
         let runs = store.spans + y * n
         let scale = T.scale
         let v = s.lanes, uncovered = s.orMask
-        let countOut = outputs[c] + y * wd
+        let countOut = countRow(y, s)
         Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd * MemoryLayout<T>.stride, scratch: s)
         var x0 = 0
         while x0 < wd {
@@ -219,7 +239,7 @@ struct StripJob: @unchecked Sendable {
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
         let scale = T.scale
-        let countOut = outputs[c] + y * wd
+        let countOut = countRow(y, s)
         let lane = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         var x0 = 0
         while x0 < wd {
@@ -270,6 +290,7 @@ struct StripJob: @unchecked Sendable {
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
         let scale = T.scale
+        let countOut = countRow(y, s)
         for x in 0..<wd {
             let x32 = Int32(x)
             let pixel = y * wd + x
@@ -305,7 +326,7 @@ struct StripJob: @unchecked Sendable {
                     outputs[ch][pixel] = value
                 }
             }
-            outputs[c][pixel] = Float(k)
+            countOut[x] = Float(k)
         }
     }
 

@@ -137,13 +137,15 @@ struct Combiner {
             return Image(width: width, height: height, planes: acc.mean)
         case .averageYCbCr(let luma, let chroma, let factor):
             let c = chroma.mean
-            return YCbCr.rgb(luma: luma.mean[0], cb: c[0], cr: c[1], factor: factor, threads: threads)
+            var y = luma.mean      // moved out below, so `rgb` can reuse its buffer
+            return YCbCr.rgb(luma: y.removeFirst(), cb: c[0], cr: c[1], factor: factor, threads: threads)
         case .robust(let store, let kernel):
-            return try store.reduce(kernel, weights: weights, threads: threads).image
+            return try store.reduceImage(kernel, weights: weights, threads: threads)
         case .robustYCbCr(let luma, let chroma, let kernel, let factor):
-            let y = try luma.reduce(kernel, weights: weights, threads: threads).image
-            let c = try chroma.reduce(kernel, weights: weights, threads: threads).image
-            return YCbCr.rgb(luma: y.planes[0], cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
+            // Y is moved out of its image, so `rgb` can reuse its buffer.
+            var y = try luma.reduceImage(kernel, weights: weights, threads: threads).planes
+            let c = try chroma.reduceImage(kernel, weights: weights, threads: threads)
+            return YCbCr.rgb(luma: y.removeFirst(), cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
         case .folding:
             preconditionFailure("Combiner.finish called during a fold")
         }
