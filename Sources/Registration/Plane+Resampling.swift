@@ -72,8 +72,8 @@ extension Plane {
     /// One output row of `downsampled(by: factor)`: the `factor` rows from
     /// `first` (row stride `width`) summed into `accumulator`, then groups of
     /// `factor` summed and scaled into `out` (`width / factor` values).
-    @usableFromInline @inline(__always)
-    static func downsampleBand(_ first: UnsafePointer<Float>, width: Int, factor: Int,
+    @inline(__always)
+    private static func downsampleBand(_ first: UnsafePointer<Float>, width: Int, factor: Int,
                                        accumulator a: UnsafeMutablePointer<Float>,
                                        into out: UnsafeMutablePointer<Float>) {
         let ow = width / factor, used = ow * factor

@@ -15,6 +15,9 @@ public protocol SamplePlane: Sendable {
     func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<Sample>) throws -> R) rethrows -> R
     /// The plane as floats (the values the samples stand for).
     var floatPlane: Plane { get }
+    /// The plane shrunk by an integer `factor` with a box average, as
+    /// floats (see `Plane.downsampled(by:)`); `factor <= 1` gives `floatPlane`.
+    func downsampled(by factor: Int) -> Plane
 }
 
 extension Plane: SamplePlane {
@@ -35,6 +38,50 @@ extension BytePlane: SamplePlane {
 
     /// `floats`.
     public var floatPlane: Plane { floats }
+
+    /// The plane shrunk by an integer `factor` with a box average, as
+    /// `floats.downsampled(by:)` gives to float rounding, in one pass over
+    /// the bytes: each output row sums its `factor` input rows as integers
+    /// (exact), then groups of `factor` columns, and scales the sum once.
+    public func downsampled(by factor: Int) -> Plane {
+        guard factor > 1 else { return floats }
+        let w = width, ow = width / factor, oh = height / factor
+        guard ow > 0, oh > 0 else { return Plane(width: ow, height: oh) }
+        let used = ow * factor
+        let scale = UInt8.unit / Float(factor * factor)
+        var columns = [UInt32](repeating: 0, count: used)
+        let out = [Float](unsafeUninitializedCapacity: ow * oh) { dst, initialised in
+            samples.withUnsafeBufferPointer { src in
+                columns.withUnsafeMutableBufferPointer { col in
+                    guard let s = src.baseAddress, let c = col.baseAddress, let d = dst.baseAddress else { return }
+                    for oy in 0..<oh {
+                        let first = s + oy * factor * w
+                        for i in 0..<used { c[i] = UInt32(first[i]) }
+                        for dy in 1..<factor {
+                            let row = first + dy * w
+                            for i in 0..<used { c[i] &+= UInt32(row[i]) }
+                        }
+                        let o = d + oy * ow
+                        if factor == 8 {           // 12 MP frames: one vector per group
+                            for g in 0..<ow {
+                                let group = UnsafeRawPointer(c + 8 &* g).loadUnaligned(as: SIMD8<UInt32>.self)
+                                o[g] = Float(group.wrappedSum()) * scale
+                            }
+                        } else {
+                            for g in 0..<ow {
+                                let group = c + g &* factor
+                                var t: UInt32 = 0, k = 0
+                                while k < factor { t &+= group[k]; k &+= 1 }
+                                o[g] = Float(t) * scale
+                            }
+                        }
+                    }
+                }
+            }
+            initialised = ow * oh
+        }
+        return Plane(width: ow, height: oh, pixels: out)
+    }
 }
 
 extension SamplePlane {
@@ -56,38 +103,5 @@ extension SamplePlane {
             }
         }
         return out
-    }
-
-    /// The plane shrunk by an integer `factor` with a box average, as
-    /// `Plane.downsampled(by:)` gives for the float values `v · unit`
-    /// (the same floats for a `Plane`), reading each sample once: `factor`
-    /// rows at a time are converted into a small buffer and shrunk while
-    /// it is in cache. `factor <= 1` gives `floatPlane`. Inlinable, so a
-    /// caller's concrete sample type gets its own specialised loop.
-    @inlinable
-    public func downsampled(by factor: Int) -> Plane {
-        guard factor > 1 else { return floatPlane }
-        let w = width, ow = width / factor, oh = height / factor
-        guard ow > 0, oh > 0 else { return Plane(width: ow, height: oh) }
-        let unit = Sample.unit
-        var band = [Float](repeating: 0, count: factor * w)
-        var accumulator = [Float](repeating: 0, count: ow * factor)
-        let out = [Float](unsafeUninitializedCapacity: ow * oh) { dst, initialised in
-            withSampleBuffer { src in
-                band.withUnsafeMutableBufferPointer { b in
-                    accumulator.withUnsafeMutableBufferPointer { acc in
-                        guard let s = src.baseAddress, let bp = b.baseAddress, let a = acc.baseAddress,
-                              let d = dst.baseAddress else { return }
-                        for oy in 0..<oh {
-                            let first = s + oy * factor * w
-                            for i in 0..<(factor * w) { bp[i] = first[i].float * unit }
-                            Plane.downsampleBand(bp, width: w, factor: factor, accumulator: a, into: d + oy * ow)
-                        }
-                    }
-                }
-            }
-            initialised = ow * oh
-        }
-        return Plane(width: ow, height: oh, pixels: out)
     }
 }
