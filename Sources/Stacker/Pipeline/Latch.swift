@@ -17,6 +17,14 @@ final class Latch<Value: Sendable>: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Drops the published value once no one will wait any more (its
+    /// memory goes back to the heap for what comes next).
+    func release() {
+        condition.lock()
+        outcome = .failure(.interrupted)
+        condition.unlock()
+    }
+
     /// The published value, waiting until there is one.
     /// - Throws: the published failure.
     func wait() throws(StackerError) -> Value {

@@ -317,6 +317,10 @@ public enum StackPipeline {
                                    path: prepared.report.path))
         }
         fold()
+        // The registrar (the reference luma, 48 MB at 12 MP, and its FFT
+        // buffers) is freed before the reduce allocates its output, which
+        // then reuses that memory instead of faulting in fresh pages.
+        registration.release()
         let used = reports.filter(\.used).count
         guard used >= 2 else {
             let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
