@@ -199,8 +199,12 @@ public enum StackPipeline {
                     timings.withLock { $0.calibrate += seconds }
                 }
                 // Built by the calling thread while this frame was decoded.
-                let setup = try registration.wait()
-                let registrar = setup.registrar, referenceSigma = setup.referenceSigma
+                // The reference itself needs it only for its noise (weights)
+                // or its stars, so in a plain run its worker goes straight on
+                // to the next frame while the registrar is built.
+                let isReference = index == options.referenceIndex
+                let setup = !isReference || autoWeights || options.alignment.usesStars ? try registration.wait() : nil
+                let registrar = setup?.registrar, referenceSigma = setup?.referenceSigma ?? 0
                 // Measured, weighted and registered on one luma plane, made
                 // only when needed (the reference of a plain run needs none);
                 // the translation search's shrunk copy comes from the same pass.
