@@ -54,8 +54,13 @@ public enum StackPipeline {
         case .median, .sigmaClip: referenceForm = .ycbcr(factor: 2)
         }
 
-        // The reference fixes the grid, the channel count, the registrar and the colour form.
+        // The reference fixes the grid, the channel count, the registrar and
+        // the colour form; the first other frame is decoded meanwhile.
         let refPath = paths[options.referenceIndex]
+        let duplicates = duplicateIndices(paths)
+        let early = paths.indices.first { $0 != options.referenceIndex && duplicates[$0] == nil }.map {
+            EarlyDecode(index: $0, path: paths[$0], maxPixels: options.maxPixels, form: referenceForm)
+        }
         var (decodedReference, decodeSeconds) = try measure {
             try DecodedFrame.read(refPath, maxPixels: options.maxPixels, form: referenceForm)
         }
@@ -171,7 +176,6 @@ public enum StackPipeline {
         // The decoded reference goes to the worker that prepares it and is
         // released with it, not held to the end (144 MB at 12 MP RGB).
         let referenceFrame = Mutex<DecodedFrame?>(consume decodedReference)
-        let duplicates = duplicateIndices(paths)
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
             if let original = duplicates[index] {
@@ -181,8 +185,12 @@ public enum StackPipeline {
                 var frame: DecodedFrame
                 // Already decoded and calibrated (taken once: each index is prepared once).
                 let calibrated = index == options.referenceIndex ? referenceFrame.withLock { $0.take() } : nil
+                let decodedEarly = index == early?.index ? early?.take(as: form) : nil
+                if let decodedEarly { timings.withLock { $0.decode += decodedEarly.seconds } }
                 if let calibrated {
                     frame = calibrated
+                } else if let ready = decodedEarly?.frame {
+                    frame = ready
                 } else {
                     let (d, seconds) = try measure { try read(path) }
                     timings.withLock { $0.decode += seconds }
