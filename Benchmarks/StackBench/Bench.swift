@@ -214,16 +214,21 @@ final class Bench {
                     let dT = now()
                     _ = try checking.estimate(plane)
                     let eT = now()
-                    // As the pipeline does it: the search plane made in the luma pass.
-                    let (fused, small) = img.luma(downsampledBy: registrar.searchFactor)
+                    // As the pipeline does it: a JPEG's Y plane stays 8-bit; the
+                    // search plane is shrunk from the bytes and the estimate
+                    // reads them (here the luma on 8-bit steps stands in for Y).
+                    let bytes = BytePlane(width: plane.width, height: plane.height,
+                                          samples: plane.pixels.map { UInt8((min(1, max(0, $0)) * 255).rounded()) })
+                    let eT2 = now()
+                    let small = bytes.downsampled(by: registrar.searchFactor)
                     let fT = now()
-                    let again = try registrar.estimate(fused, downsampled: small)
+                    let again = try registrar.estimate(bytes, downsampled: small)
                     let gT = now()
-                    if again.dx != estimate.dx || again.dy != estimate.dy {
-                        throw BenchError("register \(b): the estimate with the fused search plane differs")
+                    if abs(again.dx - estimate.dx) > 0.01 || abs(again.dy - estimate.dy) > 0.01 {
+                        throw BenchError("register \(b): the estimate on the 8-bit luma differs by more than 0.01 px")
                     }
                     d.append(bT - a); l.append(cT - bT); e.append(dT - cT); k.append(eT - dT)
-                    fl.append(fT - eT); fe.append(gT - fT)
+                    fl.append(fT - eT2); fe.append(gT - fT)
                 }
                 fusedLuma.append(Stats.median(fl)); fusedEst.append(Stats.median(fe))
                 decode.append(Stats.median(d)); luma.append(Stats.median(l)); est.append(Stats.median(e))
@@ -239,17 +244,18 @@ final class Bench {
                        "luma_s_median": Stats.median(luma), "registrar_init_s": initTime,
                        "error_px_rms": rms, "error_px_max": errs.max() ?? .nan,
                        "estimate_with_agreement_s_median": Stats.median(checked),
-                       "luma_with_search_plane_s_median": Stats.median(fusedLuma),
-                       "estimate_given_search_plane_s_median": Stats.median(fusedEst)]
-            c.note = String(format: "decode %.3f s, luma %.3f s (with the search plane %.3f s), estimate given it %.3f s, init %.3f s, err rms %.4f max %.4f px",
+                       "bytes_search_plane_s_median": Stats.median(fusedLuma),
+                       "bytes_estimate_s_median": Stats.median(fusedEst)]
+            c.note = String(format: "decode %.3f s, luma %.3f s; 8-bit: search plane %.3f s, estimate %.3f s; init %.3f s, err rms %.4f max %.4f px",
                             Stats.median(decode), Stats.median(luma), Stats.median(fusedLuma), Stats.median(fusedEst),
                             initTime, rms, errs.max() ?? .nan)
             report.cases.append(c)
             check("register \(mp)MP: estimate / decode", Stats.median(est) / Stats.median(decode), "≤ 0.25×") { $0 <= 0.25 }
-            // The pipeline's path: the luma pass also shrinks the plane for the
-            // coarse search; what that adds to the luma pass counts against it.
-            let pipelineCost = Stats.median(fusedEst) + max(0, Stats.median(fusedLuma) - Stats.median(luma))
-            check("register \(mp)MP: pipeline estimate (+ luma pass growth) / decode", pipelineCost / Stats.median(decode), "≤ 0.25×") { $0 <= 0.25 }
+            // The pipeline's path on 8-bit Y: the search plane from the bytes
+            // plus the estimate, against the same float decode (the pipeline's
+            // own Y, Cb, Cr decode is faster, about 27 ms at 12 MP).
+            let pipelineCost = Stats.median(fusedEst) + Stats.median(fusedLuma)
+            check("register \(mp)MP: pipeline (8-bit Y: search plane + estimate) / decode", pipelineCost / Stats.median(decode), "≤ 0.25×") { $0 <= 0.25 }
             log("[register \(mp)MP] estimate \(Fmt.s(Stats.median(est) * 1000)) ms (with the overlap agreement \(Fmt.s(Stats.median(checked) * 1000)) ms), decode \(Fmt.s(Stats.median(decode) * 1000)) ms, rms err \(String(format: "%.4f", rms)) px")
         }
     }
