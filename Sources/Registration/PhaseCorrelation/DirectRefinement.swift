@@ -94,7 +94,7 @@ struct DirectRefinement: Sendable {
     }
 
     /// Half the number of interpolation taps (Lanczos-`taps` kernel, ≤ 4).
-    static let taps = 3    // `verticalTaps` spells out its 6 rows
+    static let taps = 3
     /// The corrected kernel reproduces polynomials up to this degree exactly
     /// (see `kernelWeights`).
     static let exactDegree = 3
@@ -218,21 +218,31 @@ struct DirectRefinement: Sendable {
             let kx = Int(state.ux.rounded(.down)), ky = Int(state.uy.rounded(.down))
             let wx = Self.kernelWeights(state.ux - Double(kx))
             let wy = Self.kernelWeights(state.uy - Double(ky)) * F.Sample.unit
+            let verticalWeights = (0..<(2 * a)).map { wy[$0] }
+            // Tap pointers, rewritten per row rather than allocated per row.
+            var taps = [UnsafePointer<F.Sample>]()
+            taps.reserveCapacity(2 * a)
             // Pass 1: residuals r = frame(x + u) − reference(x).
             frame.withSampleBuffer { fbuf in
+              verticalWeights.withUnsafeBufferPointer { vw in
                 reference.pixels.withUnsafeBufferPointer { rbuf in
                     residual.withUnsafeMutableBufferPointer { res in
                         column.withUnsafeMutableBufferPointer { col in
                             guard let fp = fbuf.baseAddress, let rp = rbuf.baseAddress,
                                   let op = res.baseAddress, let cp = col.baseAddress else { return }
                             for (j, y) in rows.enumerated() {
+                                // The 2·taps rows around y + ky, 8-bit samples
+                                // unscaled (`unit` is in the weights).
                                 let src = fp + (y + ky - a + 1) * width + (x0 + kx - a + 1)
-                                Self.verticalTaps(src, rowStride: width, weights: wy, count: rw + 2 * a - 1, into: cp)
+                                taps.removeAll(keepingCapacity: true)
+                                for t in 0..<(2 * a) { taps.append(src + t * width) }
+                                TapSum.combine(taps, weights: vw, count: rw + 2 * a - 1, into: cp)
                                 Self.horizontalTaps(cp, weights: wx, minus: rp + y * width + x0, count: rw, into: op + j * rw)
                             }
                         }
                     }
                 }
+              }
             }
             // Robust scale: 1.4826 · median |r| over an even subsample.
             residual.withUnsafeBufferPointer { res in
@@ -285,27 +295,6 @@ struct DirectRefinement: Sendable {
             rows += start..<(start + bandHeight)
         }
         return rows
-    }
-
-    /// `out[i] = Σₖ weights[k] · src[i + k·rowStride]`, `i < count`, over
-    /// the `2 · taps` = 6 rows (8-bit samples unscaled: the caller folds
-    /// `PlaneSample.unit` into `weights`), summed in tap order; the loop is
-    /// left to the compiler's vectoriser, as `TapSum.combine`.
-    @inline(__always)
-    static func verticalTaps<S: PlaneSample>(_ src: UnsafePointer<S>, rowStride: Int, weights w: SIMD8<Float>,
-                                             count: Int, into out: UnsafeMutablePointer<Float>) {
-        let p0 = src, p1 = src + rowStride, p2 = src + 2 * rowStride
-        let p3 = src + 3 * rowStride, p4 = src + 4 * rowStride, p5 = src + 5 * rowStride
-        let (w0, w1, w2, w3, w4, w5) = (w[0], w[1], w[2], w[3], w[4], w[5])
-        for i in 0..<count {
-            var a = w0 * p0[i].float
-            a += w1 * p1[i].float
-            a += w2 * p2[i].float
-            a += w3 * p3[i].float
-            a += w4 * p4[i].float
-            a += w5 * p5[i].float
-            out[i] = a
-        }
     }
 
     /// `out[i] = Σₖ weights[k] · src[i + k] − minus[i]`, `i < count`.
