@@ -2,7 +2,8 @@ import Foundation
 
 /// A value published once by one thread and awaited by others: the
 /// pipeline's workers start decoding while the calling thread still builds
-/// what they need next (the registrar, the frame stores), and wait here for it.
+/// the registrar, and wait here for it; the pipeline waits here for the
+/// frame `EarlyDecode` reads on a thread of its own.
 final class Latch<Value: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -18,7 +19,8 @@ final class Latch<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Drops the published value once no one will wait any more (its
-    /// memory goes back to the heap for what comes next).
+    /// memory goes back to the heap for what comes next); a later `wait`
+    /// would throw `.interrupted`.
     func release() {
         condition.lock()
         outcome = .failure(.interrupted)
