@@ -78,6 +78,31 @@ struct KernelMedianTests {
         #expect(SortingNetwork(count: 32).comparatorCount == 191)
     }
 
+    @Test("network with its written-out groups of 8 and 16 sorts every 0–1 input of 8…20 integer lanes (0–1 principle)")
+    func sortingNetworkGroupsSortAllZeroOnePatterns() {
+        for n in 8...20 {
+            let net = SortingNetwork(count: n)
+            let v = UnsafeMutablePointer<SIMD16<UInt16>>.allocate(capacity: n)
+            defer { v.deallocate() }
+            // 16 bit patterns per network run, one per lane.
+            var pattern = 0
+            var unsorted = 0
+            while pattern < (1 << n) {
+                for i in 0..<n {
+                    var lane = SIMD16<UInt16>(repeating: 0)
+                    for l in 0..<16 { lane[l] = ((pattern + l) >> i) & 1 == 1 ? 1 : 0 }
+                    v[i] = lane
+                }
+                net.sort(v)
+                for l in 0..<16 {
+                    for i in 1..<n where v[i - 1][l] > v[i][l] { unsorted += 1 }
+                }
+                pattern += 16
+            }
+            #expect(unsorted == 0, "n = \(n): \(unsorted) out-of-order neighbours")
+        }
+    }
+
     @Test("store median equals the sorted reference of covered samples for counts 0…64 (SIMD and scalar paths)",
           arguments: [FrameStore.SampleDepth.eight, .sixteen])
     func storeMedianWithCoverageGaps(depth: FrameStore.SampleDepth) throws {
