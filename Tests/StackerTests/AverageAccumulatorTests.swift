@@ -85,6 +85,21 @@ struct AverageAccumulatorTests {
         #expect(b.mean[0].pixels.allSatisfy { $0 == 0.5 } && b.frameCount == 2)
     }
 
+    @Test("removeAll empties an accumulator as if new, leaves its copies alone, and it folds again")
+    func removeAllResets() {
+        var a = AverageAccumulator(width: 8, height: 2, channels: 2)
+        a.add([Plane(width: 8, height: 2, repeating: 0.25), Plane(width: 8, height: 2, repeating: 0.5)], coverage: nil)
+        let copy = a
+        a.removeAll()
+        #expect(a.frameCount == 0)
+        #expect(a.mean == AverageAccumulator(width: 8, height: 2, channels: 2).mean)
+        #expect(a.weightSum.pixels.allSatisfy { $0 == 0 } && a.weightSum.count == 16)
+        #expect(copy.mean[1].pixels.allSatisfy { $0 == 0.5 } && copy.frameCount == 1)
+        a.add([Plane(width: 8, height: 2, repeating: 0.75), Plane(width: 8, height: 2, repeating: 0.125)], coverage: nil)
+        #expect(a.mean[0].pixels.allSatisfy { $0 == 0.75 } && a.mean[1].pixels.allSatisfy { $0 == 0.125 })
+        #expect(a.frameCount == 1)
+    }
+
     @Test("pixels covered by no frame stay 0 with weight 0")
     func uncoveredStaysZero() {
         var acc = AverageAccumulator(width: 20, height: 1, channels: 1)

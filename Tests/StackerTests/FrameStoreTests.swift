@@ -101,6 +101,28 @@ struct FrameStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 
+    @Test("removeAll empties an in-memory and a memory-mapped store: no frame stored, every pixel uncovered; it can be filled again")
+    func removeAllEmpties() throws {
+        let burst = Burst(width: 37, height: 23, channels: 3, frames: 5, seed: 44)
+        let dir = try Self.temporaryFolder("removeall")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let weights = [Float](repeating: 1, count: 5)
+        for limit in [1 << 30, 1] {
+            let store = try FrameStore(width: 37, height: 23, channels: 3, frameCount: 5,
+                                       memoryLimit: limit, temporaryDirectory: dir)
+            #expect(store.isMemoryMapped == (limit == 1))
+            try burst.fill(store)
+            let full = try store.reduce(.median, weights: weights, threads: 2)
+            store.removeAll()
+            #expect(store.storedFrameCount == 0)
+            let empty = try store.reduce(.median, weights: weights, threads: 2)
+            #expect(empty.coverageCount.pixels.allSatisfy { $0 == 0 })
+            #expect(empty.image.planes.allSatisfy { $0.pixels.allSatisfy { $0 == 0 } })
+            try burst.fill(store)
+            #expect(try store.reduce(.median, weights: weights, threads: 2).image == full.image)
+        }
+    }
+
     @Test("reduce with 1, 2 and 3 threads gives identical output")
     func threadCountIndependent() throws {
         let burst = Burst(width: 41, height: 50, channels: 3, frames: 7, seed: 41)

@@ -111,6 +111,16 @@ public final class FrameStore: @unchecked Sendable {
         stored = Mutex([Bool](repeating: false, count: frameCount))
     }
 
+    /// Empties the store: every frame slot counts as never stored again,
+    /// and an in-memory store's pages go back to the system at once. The
+    /// pipeline calls it after the store's last reduce, so the output's
+    /// buffers (R and G, 96 MB at 12 MP) reuse those pages: the 20 × 12 MP
+    /// median's peak fell from 687 to 609 MB.
+    public func removeAll() {
+        stored.withLock { flags in flags = [Bool](repeating: false, count: frameCount) }
+        buffer.release(spansFrom: spansOffset)
+    }
+
     /// Whether the store is a memory-mapped temporary file (else anonymous memory).
     public var isMemoryMapped: Bool { buffer.isMapped }
 

@@ -91,6 +91,17 @@ final class FrameStoreBuffer {
 
     deinit { if anonymous == nil { munmap(base, max(byteCount, 1)) } }
 
+    /// Drops the contents: anonymous pages go back to the system
+    /// (`MADV_DONTNEED`; they read as zero after). A mapped file's bytes
+    /// from `spansFrom` on (the coverage runs) are zeroed, so its samples
+    /// count as covering nothing, and its pages leave this process.
+    func release(spansFrom offset: Int) {
+        if isMapped {
+            (base + offset).initializeMemory(as: UInt8.self, repeating: 0, count: max(0, byteCount - offset))
+        }
+        _ = madvise(base, max(byteCount, 1), MADV_DONTNEED)
+    }
+
     /// The message for an errno value.
     private static func errnoText(_ code: Int32) -> String {
         guard let s = strerror(code) else { return "error \(code)" }

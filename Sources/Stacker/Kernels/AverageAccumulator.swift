@@ -44,6 +44,8 @@ public struct AverageAccumulator: Sendable {
 
     private func plane(_ index: Int) -> Plane {
         let n = width * height
+        // Emptied by `removeAll`: the zero mean of a fresh accumulator.
+        guard !storage.isEmpty else { return Plane(width: width, height: height, pixels: [Float](repeating: 0, count: n)) }
         let start = storage.plane(index)
         return Plane(width: width, height: height, pixels: Array(UnsafeBufferPointer(start: start, count: n)))
     }
@@ -157,9 +159,21 @@ public struct AverageAccumulator: Sendable {
         return times.withLock { $0 }
     }
 
-    /// Gives this value its own storage before a mutation (copy on write).
+    /// Empties the accumulator, as if just made, and gives its memory back
+    /// to the system when no copy shares it; the next fold maps it afresh.
+    public mutating func removeAll() {
+        storage = AccumulatorStorage(planes: 0, planeSize: 0)
+        frameCount = 0
+    }
+
+    /// Gives this value its own storage before a mutation (copy on write),
+    /// mapped again after `removeAll`.
     private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if storage.isEmpty {
+            storage = AccumulatorStorage(planes: channels + 1, planeSize: width * height)
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
+        }
     }
 
     private static func seconds(_ d: Duration) -> Double {
@@ -241,6 +255,9 @@ final class AccumulatorStorage: @unchecked Sendable {
 
     /// The first sample of plane `index`.
     func plane(_ index: Int) -> UnsafeMutablePointer<Float> { base + index * planeSize }
+
+    /// Whether it holds no planes (an emptied accumulator's).
+    var isEmpty: Bool { planes == 0 || planeSize == 0 }
 
     /// An independent copy.
     func copy() -> AccumulatorStorage {

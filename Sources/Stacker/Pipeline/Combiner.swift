@@ -131,23 +131,38 @@ struct Combiner {
     }
 
     /// The combined image; `weights` has one entry per frame (0 for unused).
-    func finish(weights: [Float], threads: Int) throws -> Image {
+    /// The combiner is emptied as it goes: each accumulator or frame store
+    /// gives its memory back once read, so the output's buffers reuse it.
+    mutating func finish(weights: [Float], threads: Int) throws -> Image {
+        // Each case empties `state` first, so its bindings hold the only
+        // references and emptying them frees the memory.
         switch state {
-        case .average(let acc):
-            return Image(width: width, height: height, planes: acc.mean)
-        case .averageYCbCr(let luma, let chroma, let factor):
+        case .average(var acc):
+            state = .folding
+            let mean = acc.mean
+            acc.removeAll()
+            return Image(width: width, height: height, planes: mean)
+        case .averageYCbCr(var luma, var chroma, let factor):
+            state = .folding
             let c = chroma.mean
+            chroma.removeAll()
             var y = luma.mean      // moved out below, so `rgb` can reuse its buffer
+            luma.removeAll()
             return YCbCr.rgb(luma: y.removeFirst(), cb: c[0], cr: c[1], factor: factor, threads: threads)
         case .robust(let store, let kernel):
+            state = .folding
+            defer { store.removeAll() }
             return try store.reduceImage(kernel, weights: weights, threads: threads)
         case .robustYCbCr(let luma, let chroma, let kernel, let factor):
+            state = .folding
             // Y is moved out of its image, so `rgb` can reuse its buffer.
             var y = try luma.reduceImage(kernel, weights: weights, threads: threads).planes
+            luma.removeAll()
             let c = try chroma.reduceImage(kernel, weights: weights, threads: threads)
+            chroma.removeAll()
             return YCbCr.rgb(luma: y.removeFirst(), cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
         case .folding:
-            preconditionFailure("Combiner.finish called during a fold")
+            preconditionFailure("Combiner.finish called during a fold or twice")
         }
     }
 }
