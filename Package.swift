@@ -24,8 +24,9 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4",
                        providers: [.apt(["libtiff-dev"])]),
-        .systemLibrary(name: "CFITSIO", pkgConfig: "cfitsio",
-                       providers: [.apt(["libcfitsio-dev"])]),
+        // cfitsio is opened with dlopen when a FITS file is first met (see
+        // its shim.h), so it is not linked: only its header is needed here.
+        .systemLibrary(name: "CFITSIO", providers: [.apt(["libcfitsio-dev"])]),
 
         // glibc malloc tuning (header only, part of libc).
         .systemLibrary(name: "CMalloc"),

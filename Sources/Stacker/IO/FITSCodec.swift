@@ -40,14 +40,23 @@ enum FITSCodec {
         b.count >= magic.count && b[0..<magic.count].elementsEqual(magic)
     }
 
+    /// Whether cfitsio could be loaded (it is opened on first use, see
+    /// `CFITSIO/shim.h`).
+    private static let available = stack_fits_load() != 0
+
     /// Whether this cfitsio may be called from several threads at once.
-    private static let reentrant = stack_fits_is_reentrant() != 0
+    private static let reentrant = available && stack_fits_is_reentrant() != 0
 
     /// Serialises cfitsio when it is not reentrant (see the type's description).
     private static let lock = Mutex(())
 
-    /// Runs `body` (which calls cfitsio) under `lock` unless cfitsio is reentrant.
-    private static func withCFITSIO<T: Sendable>(_ body: () throws(StackerError) -> T) throws(StackerError) -> T {
+    /// Runs `body` (which calls cfitsio) under `lock` unless cfitsio is
+    /// reentrant; when cfitsio cannot be loaded, throws `missing(path)` instead.
+    private static func withCFITSIO<T: Sendable>(_ missing: (String) -> StackerError,
+                                                 _ body: () throws(StackerError) -> T) throws(StackerError) -> T {
+        guard available else {
+            throw missing("FITS needs the cfitsio library (Debian/Ubuntu: libcfitsio10), which could not be loaded")
+        }
         if reentrant { return try body() }
         return try lock.withLock { _ throws(StackerError) -> T in try body() }
     }
@@ -65,7 +74,7 @@ enum FITSCodec {
     /// Reads the primary header only and applies the same checks as `decode`.
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func header(_ bytes: [UInt8], path: String) throws -> Header {
-        try withCFITSIO { () throws(StackerError) -> Header in
+        try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> Header in
             try withFile(bytes, path: path) { file throws(StackerError) -> Header in try shape(file, path: path) }
         }
     }
@@ -75,7 +84,7 @@ enum FITSCodec {
     /// - Throws: `StackerError.unreadable` naming `path`, also for images
     ///   over `maxPixels`, refused before their pixels are allocated.
     static func decode(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> DecodedImage {
-        try withCFITSIO { () throws(StackerError) -> DecodedImage in
+        try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> DecodedImage in
           try withFile(bytes, path: path) { file throws(StackerError) -> DecodedImage in
             let h = try shape(file, path: path)
             do {
@@ -150,7 +159,7 @@ enum FITSCodec {
             samples = PixelConversion.planarBottomUp(image, PixelConversion.toFloat).withUnsafeBytes { Array($0) }
         }
         let count = Int64(image.pixelCount * image.channels)
-        return try withCFITSIO { () throws(StackerError) -> [UInt8] in
+        return try withCFITSIO({ .writeFailed(path: path, reason: $0) }) { () throws(StackerError) -> [UInt8] in
             var status: Int32 = 0
             // Header records (structural cards plus ours, 36 cards a record) and the data unit.
             let expected = (2 + cards.count / 36) * recordSize + samples.count
