@@ -91,20 +91,23 @@ public struct RowWarper: Sendable {
     /// plane) and their coverage (1 where the sample point lies inside the
     /// frame, else 0) into `coverage`. Each buffer holds `rows.count ×
     /// width` floats, row `rows.lowerBound` first. Safe to call from several
-    /// threads for disjoint buffers.
+    /// threads for disjoint buffers. A caller that takes a translation's
+    /// covered columns from `coveredColumns` may pass nil for `coverage`
+    /// (then it is not written); other transforms need it.
     public func warp(rows: Range<Int>, into outputs: [UnsafeMutablePointer<Float>],
-                     coverage: UnsafeMutablePointer<Float>) {
+                     coverage: UnsafeMutablePointer<Float>?) {
         precondition(outputs.count == channels, "RowWarper: \(outputs.count) outputs for \(channels) planes")
         precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "RowWarper: rows \(rows) outside 0..<\(height)")
         guard !rows.isEmpty, width > 0 else { return }
         switch (method, sources) {
         case (.translation(let plan), .floats(let planes)):
             for (source, output) in zip(planes, outputs) { plan.run(rows: rows, source: source, output: output) }
-            plan.coverage(rows: rows, into: coverage)
+            if let coverage { plan.coverage(rows: rows, into: coverage) }
         case (.translation(let plan), .bytes(let planes)):
             for (source, output) in zip(planes, outputs) { plan.run(rows: rows, source: source, output: output) }
-            plan.coverage(rows: rows, into: coverage)
+            if let coverage { plan.coverage(rows: rows, into: coverage) }
         case (.general(let matrix), .floats(let sources)):
+            guard let coverage else { preconditionFailure("RowWarper: a general warp needs its coverage buffer") }
             let n = rows.count * width
             for output in outputs { output.update(repeating: 0, count: n) }
             coverage.update(repeating: 0, count: n)

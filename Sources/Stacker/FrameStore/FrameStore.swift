@@ -194,10 +194,12 @@ public final class FrameStore: @unchecked Sendable {
         defer { scratch.deallocate() }
         let planes = (0..<channels).map { scratch + $0 * pass }
         let mask = scratch + channels * pass
+        // A translation's covered run is known per row: no coverage plane.
+        let coverage = frame.coveredColumns(row: 0) == nil ? mask : nil
         var y = 0
         while y < height {
             let rows = y..<min(height, y + rowsPerPass)
-            frame.warp(rows: rows, into: planes, coverage: mask)
+            frame.warp(rows: rows, into: planes, coverage: coverage)
             Normalization.apply(gains, to: planes, count: rows.count * width)
             writeRows(rows, frame: index, samples: planes.map { UnsafePointer($0) }, coverage: mask,
                       knownRuns: frame.coveredColumns)
