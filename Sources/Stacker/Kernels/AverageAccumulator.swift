@@ -142,10 +142,22 @@ public struct AverageAccumulator: Sendable {
                 let rows = y..<min(y1, y + rowsPerPass)
                 let n = rows.count * w, offset = rows.lowerBound * w
                 for f in frames {
+                    // A translation covers one run of columns per row, known
+                    // without a coverage plane; other transforms write one.
+                    let translation = f.frame.coveredColumns(row: 0) != nil
                     let t0 = ContinuousClock.now
-                    f.frame.warp(rows: rows, into: samples, coverage: coverage)
+                    f.frame.warp(rows: rows, into: samples, coverage: translation ? nil : coverage)
                     let t1 = ContinuousClock.now
-                    Self.updateWeights(store.plane(ch) + offset, ratio, coverage: coverage, weight: f.weight, count: n)
+                    if translation {
+                        for y in rows {
+                            let run = f.frame.coveredColumns(row: y) ?? 0..<0
+                            let at = (y - rows.lowerBound) * w
+                            Self.updateWeights(store.plane(ch) + offset + at, ratio + at, covered: run,
+                                               weight: f.weight, width: w)
+                        }
+                    } else {
+                        Self.updateWeights(store.plane(ch) + offset, ratio, coverage: coverage, weight: f.weight, count: n)
+                    }
                     Normalization.apply(f.gains, to: samples, count: n)
                     for c in 0..<ch { Self.fold(store.plane(c) + offset, samples[c], ratio, count: n) }
                     local.warp += Self.seconds(t1 - t0)
@@ -205,6 +217,18 @@ public struct AverageAccumulator: Sendable {
             r[i] = wsum[i] > 0 ? wc / wsum[i] : 0
             i += 1
         }
+    }
+
+    /// `updateWeights` for one row covered exactly on `covered` (coverage 1
+    /// there, 0 elsewhere), with the same bits: outside the run `W` stays
+    /// and `r` is 0.
+    private static func updateWeights(_ wsum: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                                      covered: Range<Int>, weight: Float, width: Int) {
+        let run = covered.clamped(to: 0..<width)
+        r.update(repeating: 0, count: run.isEmpty ? width : run.lowerBound)
+        guard !run.isEmpty else { return }
+        (r + run.upperBound).update(repeating: 0, count: width - run.upperBound)
+        updateWeights(wsum + run.lowerBound, r + run.lowerBound, coverage: nil, weight: weight, count: run.count)
     }
 
     /// `m += r · (x − m)`, 16 lanes at a time.
