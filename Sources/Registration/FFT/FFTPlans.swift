@@ -1,5 +1,7 @@
 internal import CFFTW
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one place that talks to FFTW: cached 2-D plans executed on caller
 /// buffers through FFTW's new-array execute functions.
@@ -10,7 +12,7 @@ import Foundation
 /// which never touches the planning arrays. Buffers must come from
 /// `FFTBuffer` (`fftwf_malloc`) so their alignment matches the plan's, and
 /// must be out-of-place (input ≠ output), like the planning arrays.
-private let planLock = NSLock()
+private let planLock = PlanLock()
 /// Cache of real 2-D plans keyed by size (guarded by `planLock`).
 nonisolated(unsafe) private var realPlans: [FFTSize: RealFFT2D] = [:]
 /// Cache of complex 2-D plans keyed by size (guarded by `planLock`).
@@ -197,4 +199,23 @@ final class ComplexFFT2D: Sendable {
         precondition(input.count >= floatCount && output.count >= floatCount, "FFT buffer too small")
         fftwf_execute_dft(inversePlan.plan, complexPointer(input.pointer), complexPointer(output.pointer))
     }
+}
+
+/// A lock taken and released around the plan caches (pthread; Foundation's
+/// `NSLock` is not linked, see `cFormat`).
+private final class PlanLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
 }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One phase-correlation level: a fixed patch size, its Hann window, the
 /// reference patch's windowed spectrum (computed once), and the peak search

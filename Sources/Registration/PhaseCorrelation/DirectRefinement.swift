@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Robust direct refinement of a translation: Gauss–Newton (Lucas–Kanade)
 /// on the intensities over (almost) the whole overlap, with iteratively

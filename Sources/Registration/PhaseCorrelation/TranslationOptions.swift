@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Tunable constants of translation registration by phase correlation.
 public struct TranslationOptions: Sendable, Equatable {
@@ -103,7 +105,7 @@ public struct TranslationOptions: Sendable, Equatable {
     /// "registration score 0.041 is below the threshold 0.06 and the overlap
     /// agreement 0.004 is below 0.1".
     public func rejection(score: Double, overlapAgreement: Double?) -> String {
-        func f(_ x: Double) -> String { String(format: "%.3g", x) }
+        func f(_ x: Double) -> String { cFormat("%.3g", x) }
         let head = "registration score \(f(score)) is below the threshold \(f(minimumScore))"
         guard let agreement = overlapAgreement else { return head }
         if score < confirmationFloor {

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Measures one star around a detected local maximum: position, width,
 /// shape and flux from Gaussian-weighted ("adaptive") second moments, plus

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Estimates the similarity (or affine) transform of star-field frames
 /// against one reference plane by detecting and matching stars. Unlike
@@ -217,11 +219,11 @@ public final class StarRegistrar: Sendable {
         let m = transform.matrix
         let scale = abs(m[0] * m[4] - m[1] * m[3]).squareRoot()
         guard scale >= 1 / (1 + options.maximumScaleChange), scale <= 1 + options.maximumScaleChange else {
-            return rejected("The fitted transform changes the scale by \(String(format: "%.1f", (scale - 1) * 100)) %, beyond the allowed \(String(format: "%.1f", options.maximumScaleChange * 100)) %.",
+            return rejected("The fitted transform changes the scale by \(cFormat("%.1f", (scale - 1) * 100)) %, beyond the allowed \(cFormat("%.1f", options.maximumScaleChange * 100)) %.",
                             matched: matched, rms: rms, transform: transform)
         }
         guard matched >= options.minimumMatches, score >= options.minimumScore else {
-            return rejected("Only \(matched) of \(min(found, referenceStars.count)) stars matched the reference (score \(String(format: "%.2f", score)), below the minimum of \(options.minimumMatches) stars and score \(String(format: "%.2f", options.minimumScore))).",
+            return rejected("Only \(matched) of \(min(found, referenceStars.count)) stars matched the reference (score \(cFormat("%.2f", score)), below the minimum of \(options.minimumMatches) stars and score \(cFormat("%.2f", options.minimumScore))).",
                             matched: matched, rms: rms, transform: transform)
         }
         return StarEstimate(transform: transform, score: min(1, score), isAccepted: true, starsFound: found,

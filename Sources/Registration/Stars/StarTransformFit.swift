@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Closed-form weighted least-squares fits of a frame → reference transform
 /// to matched star positions.

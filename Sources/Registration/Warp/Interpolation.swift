@@ -93,4 +93,6 @@ private enum Lanczos {
     static let sin3: [Float] = (-2...3).map { Float(sin(Double.pi * Double($0) / 3)) }
 }
 
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Resamples frames onto the reference grid.
 public enum Warper {
@@ -57,7 +59,7 @@ struct UnsafeSendablePointer: @unchecked Sendable {
 
 /// Processor count, read once.
 enum System {
-    static let cores: Int = ProcessInfo.processInfo.activeProcessorCount
+    static let cores: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }
 
 /// Frame size and the coverage test.

@@ -80,7 +80,7 @@ public struct FITSKeyword: Sendable, Equatable {
             while inner.count < 8 { inner += " " }  // the standard's minimum string width
             text = "'\(inner)'"
         }
-        var card = key.padding(toLength: 8, withPad: " ", startingAt: 0) + "= " + text
+        var card = String((key + String(repeating: " ", count: 8)).prefix(8)) + "= " + text
         let note = Self.printable(comment)
         if !note.isEmpty && card.count + 3 < 80 {
             card += " / " + String(note.prefix(80 - card.count - 3))

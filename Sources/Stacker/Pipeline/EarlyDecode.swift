@@ -1,5 +1,3 @@
-import Foundation
-
 /// One frame decoded on a thread of its own while the calling thread
 /// decodes the reference, which until then has the machine to itself: the
 /// pipeline cannot start before the reference fixes the grid and the
@@ -21,12 +19,10 @@ final class EarlyDecode: Sendable {
         self.index = index
         requested = form
         let result = self.result
-        let thread = Thread {
+        startWorkerThread {
             let (frame, seconds) = measure { try? DecodedFrame.read(path, maxPixels: maxPixels, form: form) }
             result.publish(.success((frame, seconds)))
         }
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
     /// Waits for the decode; the frame if it came out in `form`, and the

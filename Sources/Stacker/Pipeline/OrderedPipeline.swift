@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Synchronization
 
 /// Runs `produce` for indices `0..<count` on `threads` worker threads while
@@ -32,7 +31,7 @@ func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
     // consumer's `concurrentPerform` (the average fold) without threads.
     for _ in 0..<workers {
         group.enter()
-        let worker = Thread {
+        startWorkerThread {
             defer { group.leave() }
             while true {
                 permits.wait()
@@ -46,8 +45,6 @@ func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
                 ready.signal()
             }
         }
-        worker.stackSize = 8 << 20
-        worker.start()
     }
     defer { group.wait() }
     do {
