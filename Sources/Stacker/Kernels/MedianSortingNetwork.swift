@@ -113,31 +113,16 @@ struct SortingNetwork: Sendable {
         (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]) = (x0, x1, x2, x3, x4, x5, x6, x7)
     }
 
-    /// Batcher's network for 16 inputs (63 comparators: the same ones, in
-    /// the same order, as `SortingNetwork(count: 16)`), written out so the
-    /// values stay in registers.
+    /// Batcher's network for 16 inputs (63 comparators, those of
+    /// `SortingNetwork(count: 16)`: each half's in their order, then the
+    /// merge), written out so the values stay in registers.
     @inline(__always)
     static func sortSixteen<V: SortableLanes>(_ v: UnsafeMutablePointer<V>) {
+        // p < 8: each half sorted on its own.
+        sortEight(v)
+        sortEight(v + 8)
         var (x0, x1, x2, x3, x4, x5, x6, x7) = (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
         var (x8, x9, x10, x11, x12, x13, x14, x15) = (v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15])
-        // p = 1: pairs.
-        (x0, x1) = V.ordered(x0, x1); (x2, x3) = V.ordered(x2, x3); (x4, x5) = V.ordered(x4, x5)
-        (x6, x7) = V.ordered(x6, x7); (x8, x9) = V.ordered(x8, x9); (x10, x11) = V.ordered(x10, x11)
-        (x12, x13) = V.ordered(x12, x13); (x14, x15) = V.ordered(x14, x15)
-        // p = 2: merges into sorted fours.
-        (x0, x2) = V.ordered(x0, x2); (x1, x3) = V.ordered(x1, x3); (x4, x6) = V.ordered(x4, x6)
-        (x5, x7) = V.ordered(x5, x7); (x8, x10) = V.ordered(x8, x10); (x9, x11) = V.ordered(x9, x11)
-        (x12, x14) = V.ordered(x12, x14); (x13, x15) = V.ordered(x13, x15)
-        (x1, x2) = V.ordered(x1, x2); (x5, x6) = V.ordered(x5, x6)
-        (x9, x10) = V.ordered(x9, x10); (x13, x14) = V.ordered(x13, x14)
-        // p = 4: merges into sorted eights.
-        (x0, x4) = V.ordered(x0, x4); (x1, x5) = V.ordered(x1, x5); (x2, x6) = V.ordered(x2, x6)
-        (x3, x7) = V.ordered(x3, x7); (x8, x12) = V.ordered(x8, x12); (x9, x13) = V.ordered(x9, x13)
-        (x10, x14) = V.ordered(x10, x14); (x11, x15) = V.ordered(x11, x15)
-        (x2, x4) = V.ordered(x2, x4); (x3, x5) = V.ordered(x3, x5)
-        (x10, x12) = V.ordered(x10, x12); (x11, x13) = V.ordered(x11, x13)
-        (x1, x2) = V.ordered(x1, x2); (x3, x4) = V.ordered(x3, x4); (x5, x6) = V.ordered(x5, x6)
-        (x9, x10) = V.ordered(x9, x10); (x11, x12) = V.ordered(x11, x12); (x13, x14) = V.ordered(x13, x14)
         // p = 8: the merge into sixteen.
         (x0, x8) = V.ordered(x0, x8); (x1, x9) = V.ordered(x1, x9); (x2, x10) = V.ordered(x2, x10)
         (x3, x11) = V.ordered(x3, x11); (x4, x12) = V.ordered(x4, x12); (x5, x13) = V.ordered(x5, x13)
