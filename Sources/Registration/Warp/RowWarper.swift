@@ -87,6 +87,13 @@ public struct RowWarper: Sendable {
         return plan.coveredY.contains(y) ? plan.coveredX : 0..<0
     }
 
+    /// Whether `coveredColumns` answers for every row (a translation), so a
+    /// caller may pass no coverage buffer to `warp`.
+    public var knowsCoveredColumns: Bool {
+        if case .translation = method { return true }
+        return false
+    }
+
     /// Writes reference rows `rows` of every plane into `outputs` (one per
     /// plane) and their coverage (1 where the sample point lies inside the
     /// frame, else 0) into `coverage`. Each buffer holds `rows.count ×

@@ -195,7 +195,7 @@ public final class FrameStore: @unchecked Sendable {
         let planes = (0..<channels).map { scratch + $0 * pass }
         let mask = scratch + channels * pass
         // A translation's covered run is known per row: no coverage plane.
-        let coverage = frame.coveredColumns(row: 0) == nil ? mask : nil
+        let coverage = frame.knowsCoveredColumns ? nil : mask
         var y = 0
         while y < height {
             let rows = y..<min(height, y + rowsPerPass)

@@ -51,7 +51,8 @@ enum FITSCodec {
     private static let lock = Mutex(())
 
     /// Runs `body` (which calls cfitsio) under `lock` unless cfitsio is
-    /// reentrant; when cfitsio cannot be loaded, throws `missing(path)` instead.
+    /// reentrant; when cfitsio cannot be loaded, throws the error `missing`
+    /// makes of the reason instead.
     private static func withCFITSIO<T: Sendable>(_ missing: (String) -> StackerError,
                                                  _ body: () throws(StackerError) -> T) throws(StackerError) -> T {
         guard available else {

@@ -144,7 +144,7 @@ public struct AverageAccumulator: Sendable {
                 for f in frames {
                     // A translation covers one run of columns per row, known
                     // without a coverage plane; other transforms write one.
-                    let translation = f.frame.coveredColumns(row: 0) != nil
+                    let translation = f.frame.knowsCoveredColumns
                     let t0 = ContinuousClock.now
                     f.frame.warp(rows: rows, into: samples, coverage: translation ? nil : coverage)
                     let t1 = ContinuousClock.now
