@@ -94,6 +94,21 @@ public struct RowWarper: Sendable {
         return false
     }
 
+    /// Whether the warper reads its frame's 8-bit samples as they are (a
+    /// translation of an 8-bit frame), so it holds one byte per sample.
+    public var readsBytes: Bool {
+        if case .bytes = sources { return true }
+        return false
+    }
+
+    /// Bytes of samples the warper holds: its frame's planes.
+    public var heldBytes: Int {
+        switch sources {
+        case .floats(let planes): return planes.reduce(0) { $0 + $1.count * MemoryLayout<Float>.stride }
+        case .bytes(let planes): return planes.reduce(0) { $0 + $1.count }
+        }
+    }
+
     /// Writes reference rows `rows` of every plane into `outputs` (one per
     /// plane) and their coverage (1 where the sample point lies inside the
     /// frame, else 0) into `coverage`. Each buffer holds `rows.count ×

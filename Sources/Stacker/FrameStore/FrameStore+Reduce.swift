@@ -37,25 +37,10 @@ extension FrameStore {
     /// plane comes back empty (0 × 0).
     func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
                 counts: Bool = true) throws -> (image: Image, coverageCount: Plane) {
-        if let reason = kernel.invalidReason {
-            throw StackerError.invalidInput(path: "", reason: reason)
-        }
-        guard weights.count == frameCount else {
-            throw StackerError.invalidInput(
-                path: "", reason: "\(weights.count) weights for \(frameCount) frames")
-        }
-        if let bad = weights.first(where: { !$0.isFinite || $0 < 0 }) {
-            throw StackerError.invalidInput(path: "", reason: "frame weight \(bad) is not a finite number ≥ 0")
-        }
+        try Self.checkReduction(kernel, weights: weights, frameCount: frameCount)
         let w = width, h = height, c = channels
         let planeSize = w * h
-        let useNetwork: Bool
-        switch kernel {
-        case .median, .sigmaClip: useNetwork = frameCount <= networkLimit
-        case .mode: useNetwork = false
-        }
-        let network = useNetwork ? SortingNetwork(count: frameCount) : nil
-        let depth = self.depth
+        let network = Self.network(for: kernel, frameCount: frameCount, limit: networkLimit)
         let strips = (h + Self.stripRows - 1) / Self.stripRows
         let workers = max(1, min(threads, strips))
         // The output arrays are written in place (no zero fill, no copy): every
@@ -76,16 +61,37 @@ extension FrameStore {
                     guard strip < strips else { break }
                     let y0 = strip * Self.stripRows
                     let y1 = min(y0 + Self.stripRows, job.store.height)
-                    switch depth {
-                    case .eight: for y in y0..<y1 { job.reduceRow(y, scratch, as: UInt8.self) }
-                    case .sixteen: for y in y0..<y1 { job.reduceRow(y, scratch, as: UInt16.self) }
-                    }
+                    job.reduceRows(y0..<y1, scratch)
                 }
             }
         }
         let planes = arrays.prefix(c).map { Plane(width: w, height: h, pixels: $0) }
         let countPlane = counts ? Plane(width: w, height: h, pixels: arrays[c]) : Plane(width: 0, height: 0)
         return (Image(width: w, height: h, planes: planes), countPlane)
+    }
+
+    /// Throws `StackerError.invalidInput` for kernel parameters or weights
+    /// (one per frame slot, finite, ≥ 0) a reduction cannot use.
+    static func checkReduction(_ kernel: RobustKernel, weights: [Float], frameCount: Int) throws {
+        if let reason = kernel.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        guard weights.count == frameCount else {
+            throw StackerError.invalidInput(
+                path: "", reason: "\(weights.count) weights for \(frameCount) frames")
+        }
+        if let bad = weights.first(where: { !$0.isFinite || $0 < 0 }) {
+            throw StackerError.invalidInput(path: "", reason: "frame weight \(bad) is not a finite number ≥ 0")
+        }
+    }
+
+    /// The sorting network `kernel` reduces `frameCount` frames with: median
+    /// and sigma-clip up to `limit` frames; nil for the scalar path.
+    static func network(for kernel: RobustKernel, frameCount: Int, limit: Int) -> SortingNetwork? {
+        switch kernel {
+        case .median, .sigmaClip: return frameCount <= limit ? SortingNetwork(count: frameCount) : nil
+        case .mode: return nil
+        }
     }
 }
 
@@ -157,6 +163,22 @@ struct StripJob: @unchecked Sendable {
     }
     /// Whether all frame weights are equal (sigma-clip then sorts values only).
     let equalWeights: Bool
+
+    /// The same reduction reading `strip` (a store of the same frames,
+    /// width and channels), whose row 0 is output row `firstRow`. Its
+    /// coverage counts, if any, are not kept.
+    func reading(_ strip: FrameStore, outputFrom firstRow: Int) -> StripJob {
+        StripJob(store: strip, kernel: kernel, weights: weights, network: network,
+                 outputs: outputs.map { $0 + firstRow * strip.width }, counts: nil, equalWeights: equalWeights)
+    }
+
+    /// Reduces rows `rows` of the store into the same rows of the output.
+    func reduceRows(_ rows: Range<Int>, _ scratch: StripScratch) {
+        switch store.depth {
+        case .eight: for y in rows { reduceRow(y, scratch, as: UInt8.self) }
+        case .sixteen: for y in rows { reduceRow(y, scratch, as: UInt16.self) }
+        }
+    }
 
     /// Reduces row `y` into the output; `T` is the store's sample type.
     func reduceRow<T: StoredSample>(_ y: Int, _ scratch: StripScratch, as _: T.Type) {

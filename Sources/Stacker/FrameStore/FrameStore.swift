@@ -180,6 +180,18 @@ public final class FrameStore: @unchecked Sendable {
     ///   the frame's grid or channel count does not match the store.
     public func store(frame index: Int, warping frame: RowWarper,
                       gains: [(gain: Float, offset: Float)] = []) throws {
+        try Self.check(slot: index, frameCount: frameCount, for: frame, width: width, height: height,
+                       channels: channels)
+        store(frame: index, warping: frame, rows: 0..<height, at: 0, gains: gains,
+              band: WarpBand(width: width, channels: channels, maxRows: height))
+        stored.withLock { $0[index] = true }
+    }
+
+    /// Throws `StackerError.invalidInput` unless `index` is one of
+    /// `frameCount` slots and `frame` warps `channels` planes onto a
+    /// `width × height` grid (the checks of both stores' `store(frame:warping:)`).
+    static func check(slot index: Int, frameCount: Int, for frame: RowWarper, width: Int, height: Int,
+                      channels: Int) throws {
         guard index >= 0, index < frameCount else {
             throw StackerError.invalidInput(
                 path: "", reason: "frame index \(index) is outside the store's 0..<\(frameCount)")
@@ -188,24 +200,44 @@ public final class FrameStore: @unchecked Sendable {
             throw StackerError.invalidInput(
                 path: "", reason: "frame \(index) is \(frame.width)×\(frame.height)×\(frame.channels), the store \(width)×\(height)×\(channels)")
         }
-        let rowsPerPass = max(1, min(height, 16_384 / width))
-        let pass = rowsPerPass * width
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (channels + 1) * pass)
-        defer { scratch.deallocate() }
-        let planes = (0..<channels).map { scratch + $0 * pass }
-        let mask = scratch + channels * pass
+    }
+
+    /// Warps reference rows `rows` of `frame` (checked by the caller: the
+    /// store's width and channels, rows within the frame's grid) into rows
+    /// `first ..< first + rows.count` of slot `index`, a band of rows at a
+    /// time through `band`, with `gains` applied; the same bytes as those
+    /// rows of `store(frame:warping:gains:)`. `DeferredWarpStore` fills its
+    /// strips with it.
+    func store(frame index: Int, warping frame: RowWarper, rows: Range<Int>, at first: Int,
+               gains: [(gain: Float, offset: Float)], band: WarpBand) {
         // A translation's covered run is known per row: no coverage plane.
-        let coverage = frame.knowsCoveredColumns ? nil : mask
-        var y = 0
-        while y < height {
-            let rows = y..<min(height, y + rowsPerPass)
-            frame.warp(rows: rows, into: planes, coverage: coverage)
-            Normalization.apply(gains, to: planes, count: rows.count * width)
-            writeRows(rows, frame: index, samples: planes.map { UnsafePointer($0) }, coverage: mask,
-                      knownRuns: frame.coveredColumns)
-            y = rows.upperBound
+        let coverage = frame.knowsCoveredColumns ? nil : band.mask
+        let shift = rows.lowerBound - first
+        var y = rows.lowerBound
+        while y < rows.upperBound {
+            let pass = y..<min(rows.upperBound, y + band.rows)
+            frame.warp(rows: pass, into: band.planes, coverage: coverage)
+            Normalization.apply(gains, to: band.planes, count: pass.count * width)
+            writeRows((pass.lowerBound - shift)..<(pass.upperBound - shift), frame: index,
+                      samples: band.planes.map { UnsafePointer($0) }, coverage: band.mask,
+                      knownRuns: { frame.coveredColumns(row: $0 + shift) })
+            y = pass.upperBound
         }
-        stored.withLock { $0[index] = true }
+    }
+
+    /// Copies rows `rows` of a one-frame store `source` (the same width,
+    /// channels and depth) into rows `0 ..< rows.count` of slot `index`,
+    /// samples and covered runs.
+    func copyRows(_ rows: Range<Int>, from source: FrameStore, into index: Int) {
+        precondition(source.frameCount == 1 && source.width == width && source.channels == channels
+                     && source.depth == depth, "FrameStore.copyRows: the source is not a matching one-frame store")
+        let rowBytes = channels * width * depth.bytes
+        for y in rows {
+            let to = y - rows.lowerBound
+            (buffer.base + (to * frameCount + index) * rowBytes)
+                .copyMemory(from: source.buffer.base + y * rowBytes, byteCount: rowBytes)
+            spans[to * frameCount + index] = source.spans[y]
+        }
     }
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one

@@ -8,10 +8,10 @@ struct Combiner {
         /// The average of Y on the full grid and of Cb, Cr on the grid
         /// shrunk by `factor`, turned into RGB at the end.
         case averageYCbCr(luma: AverageAccumulator, chroma: AverageAccumulator, factor: Int)
-        case robust(FrameStore, RobustKernel)
+        case robust(any RobustFrameStore, RobustKernel)
         /// A robust kernel over Y on the full grid and over Cb, Cr on the
         /// grid shrunk by `factor`, turned into RGB at the end.
-        case robustYCbCr(luma: FrameStore, chroma: FrameStore, RobustKernel, factor: Int)
+        case robustYCbCr(luma: any RobustFrameStore, chroma: any RobustFrameStore, RobustKernel, factor: Int)
         /// Held only while a fold runs, so the accumulator's buffers are not shared (no copy-on-write).
         case folding
     }
@@ -25,9 +25,12 @@ struct Combiner {
     /// `add(_:threads:)` with their chroma, a robust kernel's through
     /// `frameStores`.
     /// The mode kernel clusters colours across channels at one resolution,
-    /// so it ignores `ycbcrFactor`.
+    /// so it ignores `ycbcrFactor`. With `deferWarps` (8-bit frames that
+    /// come with translations) a robust kernel keeps its frames as decoded
+    /// and warps them as it reduces them (`DeferredWarpStore`) when they fit
+    /// in the memory limit.
     init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int,
-         depth: FrameStore.SampleDepth = .sixteen, ycbcrFactor: Int? = nil) throws {
+         depth: FrameStore.SampleDepth = .sixteen, ycbcrFactor: Int? = nil, deferWarps: Bool = false) throws {
         self.width = width
         self.height = height
         let kernel: RobustKernel
@@ -51,30 +54,48 @@ struct Combiner {
             // Chroma keeps 16 bits: RGB takes up to 1.772 × its rounding
             // error (B = Y + 1.772 Cb′), and with an 8-bit chroma store the
             // median came out 0.25 dB further from the truth. The memory
-            // limit is shared in proportion to the bytes.
+            // limit is shared in proportion to the bytes: the bytes stored,
+            // or with deferred warps the bytes decoded (1 per sample).
             let chromaDepth = FrameStore.SampleDepth.sixteen
-            let lumaBytes = Double(f * f * depth.bytes), chromaBytes = Double(2 * chromaDepth.bytes)
+            let decodedBytes = frameCount * (width * height + 2 * (width / f) * (height / f))
+            let deferred = deferWarps && decodedBytes <= options.memoryLimit
+            let lumaBytes = Double(f * f * (deferred ? 1 : depth.bytes))
+            let chromaBytes = Double(2 * (deferred ? 1 : chromaDepth.bytes))
             let lumaLimit = Int(Double(options.memoryLimit) * lumaBytes / (lumaBytes + chromaBytes))
-            let luma = try FrameStore(width: width, height: height, channels: 1, frameCount: frameCount,
-                                      depth: depth, memoryLimit: lumaLimit,
-                                      temporaryDirectory: options.temporaryDirectory)
-            let chroma = try FrameStore(width: width / f, height: height / f, channels: 2, frameCount: frameCount,
-                                        depth: chromaDepth, memoryLimit: options.memoryLimit - lumaLimit,
-                                        temporaryDirectory: options.temporaryDirectory)
+            let luma = try Self.robustStore(deferred: deferred, width: width, height: height, channels: 1,
+                                            frameCount: frameCount, depth: depth, memoryLimit: lumaLimit,
+                                            temporaryDirectory: options.temporaryDirectory)
+            let chroma = try Self.robustStore(deferred: deferred, width: width / f, height: height / f, channels: 2,
+                                              frameCount: frameCount, depth: chromaDepth,
+                                              memoryLimit: options.memoryLimit - lumaLimit,
+                                              temporaryDirectory: options.temporaryDirectory)
             state = .robustYCbCr(luma: luma, chroma: chroma, kernel, factor: f)
             return
         }
-        let store = try FrameStore(width: width, height: height, channels: channels, frameCount: frameCount,
-                                   depth: depth, memoryLimit: options.memoryLimit,
-                                   temporaryDirectory: options.temporaryDirectory)
+        let deferred = deferWarps && frameCount * width * height * channels <= options.memoryLimit
+        let store = try Self.robustStore(deferred: deferred, width: width, height: height, channels: channels,
+                                         frameCount: frameCount, depth: depth, memoryLimit: options.memoryLimit,
+                                         temporaryDirectory: options.temporaryDirectory)
         state = .robust(store, kernel)
+    }
+
+    /// A `DeferredWarpStore` when `deferred`, else a `FrameStore`.
+    private static func robustStore(deferred: Bool, width: Int, height: Int, channels: Int, frameCount: Int,
+                                    depth: FrameStore.SampleDepth, memoryLimit: Int,
+                                    temporaryDirectory: String) throws -> any RobustFrameStore {
+        if deferred {
+            return try DeferredWarpStore(width: width, height: height, channels: channels, frameCount: frameCount,
+                                         depth: depth, memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory)
+        }
+        return try FrameStore(width: width, height: height, channels: channels, frameCount: frameCount,
+                              depth: depth, memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory)
     }
 
     /// The frame stores of a robust kernel (nil for average): one for RGB,
     /// or Y and Cb, Cr (`chroma`) when the kernel works on Y, Cb, Cr. It is
     /// safe to store different frames into them from several threads;
     /// frames never stored count as covering nothing.
-    var frameStores: (main: FrameStore, chroma: FrameStore?)? {
+    var frameStores: (main: any RobustFrameStore, chroma: (any RobustFrameStore)?)? {
         switch state {
         case .robust(let store, _): return (store, nil)
         case .robustYCbCr(let luma, let chroma, _, _): return (luma, chroma)
@@ -133,7 +154,8 @@ struct Combiner {
     /// The combined image; `weights` has one entry per frame (0 for unused).
     /// The combiner is emptied as it goes: each accumulator or frame store
     /// gives its memory back once read, so the output's buffers reuse it.
-    mutating func finish(weights: [Float], threads: Int) throws -> Image {
+    /// `warpShare` is the part of the work spent warping (deferred warps).
+    mutating func finish(weights: [Float], threads: Int) throws -> (image: Image, warpShare: Double) {
         // Each case empties `state` first, so its bindings hold the only
         // references and emptying them frees the memory.
         switch state {
@@ -141,28 +163,58 @@ struct Combiner {
             state = .folding
             let mean = acc.mean
             acc.removeAll()
-            return Image(width: width, height: height, planes: mean)
+            return (Image(width: width, height: height, planes: mean), 0)
         case .averageYCbCr(var luma, var chroma, let factor):
             state = .folding
             let c = chroma.mean
             chroma.removeAll()
             var y = luma.mean      // moved out below, so `rgb` can reuse its buffer
             luma.removeAll()
-            return YCbCr.rgb(luma: y.removeFirst(), cb: c[0], cr: c[1], factor: factor, threads: threads)
+            return (YCbCr.rgb(luma: y.removeFirst(), cb: c[0], cr: c[1], factor: factor, threads: threads), 0)
         case .robust(let store, let kernel):
             state = .folding
             defer { store.removeAll() }
-            return try store.reduceImage(kernel, weights: weights, threads: threads)
+            return try store.reduceTimed(kernel, weights: weights, threads: threads)
         case .robustYCbCr(let luma, let chroma, let kernel, let factor):
             state = .folding
             // Y is moved out of its image, so `rgb` can reuse its buffer.
-            var y = try luma.reduceImage(kernel, weights: weights, threads: threads).planes
+            let start = ContinuousClock.now
+            let (yImage, yShare) = try luma.reduceTimed(kernel, weights: weights, threads: threads)
+            var y = yImage.planes
             luma.removeAll()
-            let c = try chroma.reduceImage(kernel, weights: weights, threads: threads)
+            let ySeconds = seconds(since: start)
+            let (c, cShare) = try chroma.reduceTimed(kernel, weights: weights, threads: threads)
             chroma.removeAll()
-            return YCbCr.rgb(luma: y.removeFirst(), cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
+            let cSeconds = seconds(since: start) - ySeconds
+            let rgb = YCbCr.rgb(luma: y.removeFirst(), cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
+            let total = seconds(since: start)
+            return (rgb, total > 0 ? (ySeconds * yShare + cSeconds * cShare) / total : 0)
         case .folding:
             preconditionFailure("Combiner.finish called during a fold or twice")
         }
     }
 }
+
+/// Where a robust kernel keeps its frames until it reduces them: a
+/// `FrameStore` (warped as they come) or a `DeferredWarpStore` (warped as
+/// they are reduced). Both reduce to the same bits.
+protocol RobustFrameStore: AnyObject, Sendable {
+    /// Keeps frame `index`, warped by `frame`, with per-channel `gains`.
+    func store(frame index: Int, warping frame: RowWarper, gains: [(gain: Float, offset: Float)]) throws
+    /// The stacked image, reduced with `kernel` on `threads` threads, and
+    /// the part of that work spent warping (0…1).
+    func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+        -> (image: Image, warpShare: Double)
+    /// Drops every frame and gives the memory back.
+    func removeAll()
+}
+
+extension FrameStore: RobustFrameStore {
+    /// `reduceImage`; its frames were warped as they were stored.
+    func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+        -> (image: Image, warpShare: Double) {
+        (try reduceImage(kernel, weights: weights, threads: threads), 0)
+    }
+}
+
+extension DeferredWarpStore: RobustFrameStore {}
