@@ -36,8 +36,7 @@ final class ZeroedMemory: @unchecked Sendable {
             let from = i * slice, to = min(size, from + slice)
             guard from < to else { return }
             let first = start.pointer + from
-            // MADV_POPULATE_WRITE is 23 in the Linux UAPI; Glibc's module does not name it.
-            if madvise(first, to - from, 23) != 0 {
+            if !MemoryTuning.populate(first, byteCount: to - from) {
                 var offset = 0
                 while offset < to - from {
                     first.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)

@@ -127,6 +127,10 @@ enum JPEGCodec {
             cb = [UInt8](unsafeUninitializedCapacity: cw * ch) { bp, bCount in
                 cr = [UInt8](unsafeUninitializedCapacity: cw * ch) { rp, rCount in
                     var planes: [UnsafeMutablePointer<UInt8>?] = [yp.baseAddress, bp.baseAddress, rp.baseAddress]
+                    // Robust modes keep every frame's planes: mostly fresh pages.
+                    for (plane, count) in [(yp, h.width * h.height), (bp, cw * ch), (rp, cw * ch)] {
+                        if let base = plane.baseAddress { MemoryTuning.populate(base, byteCount: count) }
+                    }
                     rc = bytes.withUnsafeBufferPointer { b in
                         planes.withUnsafeMutableBufferPointer { p in
                             tjDecompressToYUVPlanes(handle.raw, b.baseAddress, UInt(b.count), p.baseAddress,

