@@ -23,7 +23,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test bench clean
+.PHONY: all deps build release demo test release-check bench clean
 
 all: build
 
@@ -61,12 +61,22 @@ demo: release
 	"$$bin/stack" --mode average --output $(DEMO_OUT) --report $(basename $(DEMO_OUT)).json Samples/street/frame_*.jpg && \
 	echo "Stacked image: $(abspath $(DEMO_OUT))  (report: $(abspath $(basename $(DEMO_OUT)).json))"
 
-## test: build everything, run all test suites, then replay the bad-input
-## corpus through the decoders under AddressSanitizer (make fuzz-replay).
+## test: build everything, run all test suites, replay the bad-input corpus
+## through the decoders under AddressSanitizer (make fuzz-replay), then check
+## the release build end to end (make release-check).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory fuzz-replay
+	$(MAKE) --no-print-directory release-check
+
+## release-check: the release build (with this CPU's flags, fused
+## multiply-adds included) on a generated burst, every mode: --threads 1 and 2
+## byte-identical, shifts within 0.1 px of the truth, float output within
+## rounding of the debug build's (Tests/release-check.sh).
+release-check: release
+	$(SWIFT) build --product stack
+	Tests/release-check.sh "$$($(RELEASE) --show-bin-path)" "$$($(SWIFT) build --show-bin-path)"
 
 ## bench: release build and the benchmark suite (large images; slow).
 ## PEERS=1 also runs ImageMagick, numpy + Pillow, scikit-image, OpenCV and
