@@ -13,6 +13,13 @@ final class Latch<Value: Sendable>: Sendable {
 
     init() { published.enter() }
 
+    /// A latch dropped unpublished (its run failed before it got a value)
+    /// leaves its group first: libdispatch traps on a group destroyed while
+    /// entered. No one can be waiting: a waiter holds a reference.
+    deinit {
+        if outcome.withLock({ $0 == nil }) { published.leave() }
+    }
+
     /// Publishes the value (or the failure every waiter then throws) and
     /// wakes the waiters. Only the first call counts.
     func publish(_ result: Result<Value, StackerError>) {

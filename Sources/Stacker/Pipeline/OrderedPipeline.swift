@@ -12,7 +12,9 @@ import Synchronization
 /// for it themselves, see `Latch`) overlaps their first decodes.
 ///
 /// If `prelude` or `consume` throws, the workers stop taking new indices and
-/// the error is rethrown once they have finished.
+/// the error is rethrown once every worker has returned: no thread still
+/// runs `produce`, or waits, when this function returns or throws. Results
+/// produced but not consumed are dropped.
 func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
                                   prelude: () throws -> Void = {},
                                   produce: @escaping @Sendable (Int) -> T,
@@ -23,7 +25,12 @@ func orderedPipeline<T: Sendable>(count: Int, threads: Int, window: Int,
     let next = Atomic<Int>(0)
     let cancelled = Atomic<Bool>(false)
     let ready = DispatchSemaphore(value: 0)
-    let permits = DispatchSemaphore(value: max(workers, window))
+    // The window's permits are signalled in rather than given as the
+    // initial value: libdispatch traps when a semaphore is destroyed with a
+    // value below its initial one, and a failed run ends with permits still
+    // held by results that were produced but never consumed.
+    let permits = DispatchSemaphore(value: 0)
+    for _ in 0..<max(workers, window) { permits.signal() }
     let group = DispatchGroup()
     // Workers are threads of their own, not Dispatch's: they block on the
     // window for long stretches, and libdispatch on Linux counts a blocked
