@@ -87,9 +87,9 @@ struct StackCommand {
     /// What the CLI layer needs beyond the pipeline options.
     struct Settings {
         var options = StackOptions()
-        var inputs: [String] = []
-        var output: String?
-        var report: String?
+        var inputs: [FilePath] = []
+        var output: FilePath?
+        var report: FilePath?
         var quality = 95
         var depth: Int?
         var quiet = false
@@ -100,8 +100,9 @@ struct StackCommand {
         case help, version, run(Settings)
     }
 
-    /// Parses and validates the arguments; throws `UsageError` on any mistake.
-    static func parse(_ arguments: [String]) throws -> Action {
+    /// Parses and validates the arguments, given as the bytes of `argv`
+    /// (file names are kept exactly); throws `UsageError` on any mistake.
+    static func parse(_ arguments: [FilePath]) throws -> Action {
         let args = try parseArguments(arguments, specs: specs)
         if args.flags.contains("--help") { return .help }
         if args.flags.contains("--version") { return .version }
@@ -202,7 +203,7 @@ struct StackCommand {
             }
             s.options.threads = n
         }
-        if let v = args["--output"] {
+        if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
             guard let format = ImageFormat.fromExtension(of: v) else {
                 throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
@@ -210,7 +211,7 @@ struct StackCommand {
             try checkDepth(s.depth, format: format)
             s.output = v
         }
-        if let v = args["--report"] {
+        if let v = args.values["--report"] {
             guard !v.isEmpty else { throw UsageError(description: "--report needs a file name") }
             s.report = v
         }

@@ -9,24 +9,24 @@ enum FileBytes {
 
     /// The bytes of the file at `path`, at most `limit` of them.
     /// - Throws: `StackerError.unreadable` naming `path`.
-    static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    static func read(_ path: FilePath, limit: Int = Int.max) throws -> [UInt8] {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
-            throw StackerError.unreadable(path: path, reason: "cannot open the file: \(errnoText())")
+            throw StackerError.unreadable(path: path.description, reason: "cannot open the file: \(errnoText())")
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw StackerError.unreadable(path: path, reason: "cannot inspect the file: \(errnoText())")
+            throw StackerError.unreadable(path: path.description, reason: "cannot inspect the file: \(errnoText())")
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw StackerError.unreadable(path: path, reason: "is a folder, not an image file")
+            throw StackerError.unreadable(path: path.description, reason: "is a folder, not an image file")
         }
         // Regular files: read exactly their size. Pipes: grow as we go, up to
         // `pipeLimit`. Devices and sockets (/dev/zero, …) are refused.
         let regular = (info.st_mode & S_IFMT) == S_IFREG
         guard regular || (info.st_mode & S_IFMT) == S_IFIFO else {
-            throw StackerError.unreadable(path: path, reason: "is not a regular file")
+            throw StackerError.unreadable(path: path.description, reason: "is not a regular file")
         }
         let limit = regular ? limit : min(limit, pipeLimit + 1)
         var capacity = regular ? min(Int(info.st_size), limit) : min(1 << 20, limit)
@@ -57,12 +57,12 @@ enum FileBytes {
             }
             bytes.removeLast(want - got)
             if failure != 0 {
-                throw StackerError.unreadable(path: path, reason: "read failed: \(String(cString: strerror(failure)))")
+                throw StackerError.unreadable(path: path.description, reason: "read failed: \(String(cString: strerror(failure)))")
             }
             if got < want { break }  // end of file came first
         }
         if !regular && bytes.count > pipeLimit {
-            throw StackerError.unreadable(path: path, reason: "more than \(pipeLimit >> 20) MiB came through the pipe")
+            throw StackerError.unreadable(path: path.description, reason: "more than \(pipeLimit >> 20) MiB came through the pipe")
         }
         return bytes
     }

@@ -80,7 +80,7 @@ public struct StackOptions: Sendable {
     /// Memory the robust kernels' frame store may use before spilling to disk, in bytes.
     public var memoryLimit: Int = 2 << 30
     /// Folder for the frame store's temporary file.
-    public var temporaryDirectory: String = "."
+    public var temporaryDirectory: FilePath = "."
     /// Bits per sample the robust kernels' frame store keeps; `nil` (the
     /// default) chooses: 8 when the reference file has 8 bits per sample and
     /// no calibration is applied, else 16.

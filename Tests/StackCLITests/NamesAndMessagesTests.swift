@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import Registration
+import Stacker
+import Testing
+
+/// File names the way the system has them, and what the CLI prints about
+/// them: names that are not UTF-8.
+@Suite("stack: file names, messages and special files")
+struct NamesAndMessagesTests {
+    /// `café` with a Latin-1 `é` (byte 0xE9): no `String` spells it.
+    static let latin1 = Array("caf".utf8) + [0xE9]
+
+    @Test("a frame, output, report and calibration folder named in Latin-1 work, and messages show \\xE9")
+    func latin1Names() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = try CLIHarness.makeBurst(in: dir, frames: 3, width: 128, height: 96)
+        let root = Array(dir.utf8) + Array("/".utf8)
+        let frame = root + Self.latin1 + Array(".jpg".utf8)
+        try RawFile.write(frame, bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: frames[0]))))
+        let output = root + Array("out-".utf8) + Self.latin1 + Array(".png".utf8)
+        let report = root + Self.latin1 + Array(".json".utf8)
+
+        let run = try RawRun.start([frame, Array(frames[1].utf8), Array(frames[2].utf8),
+                                    Array("-o".utf8), output, Array("--report=".utf8) + report])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(RawFile.exists(output) && RawFile.exists(report), "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("out-caf\\xE9.png"), "stderr: \(run.stderr)")
+        let json = String(decoding: try RawFile.read(report), as: UTF8.self)
+        #expect(json.contains("caf\\\\xE9.jpg"), "report: \(json)")
+        #expect(try ImageFile.read(FilePath(bytes: output)).image.width == 128)
+
+        // A calibration folder named in Latin-1 holding a Latin-1 file:
+        // listed and read by its bytes.
+        let folder = root + Array("bias-".utf8) + Self.latin1
+        #expect(folder.withCString { mkdir($0, 0o755) } == 0)
+        let master = try ImageFile.read(frames[0]).image
+        try ImageFile.write(Image(width: 128, height: 96, channels: master.channels, repeating: 0.01),
+                            to: FilePath(bytes: folder + Array("/".utf8) + Self.latin1 + Array(".png".utf8)))
+        let calibrated = try RawRun.start([Array("--align=none".utf8), Array("--bias".utf8), folder,
+                                           Array("-o".utf8), root + Array("calibrated.png".utf8),
+                                           frame, Array(frames[1].utf8)])
+        #expect(calibrated.status == 0, "stderr: \(calibrated.stderr)")
+
+        // A missing Latin-1 name is named with the escape, not U+FFFD.
+        let missing = try RawRun.start([frame, root + Array("missing-".utf8) + Self.latin1 + Array(".jpg".utf8),
+                                        Array("-o".utf8), root + Array("never.jpg".utf8)])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("missing-caf\\xE9.jpg: cannot open the file"), "stderr: \(missing.stderr)")
+        #expect(!missing.stderr.contains("\u{FFFD}"))
+    }
+}
+
+/// Files named by raw bytes, through Glibc (Foundation would take a `String`).
+enum RawFile {
+    /// Creates (or replaces) the file named `path` with `bytes`.
+    static func write(_ path: [UInt8], bytes: [UInt8]) throws {
+        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard n == bytes.count else { throw POSIXError(.EIO) }
+    }
+
+    /// The contents of the file named `path`.
+    static func read(_ path: [UInt8]) throws -> [UInt8] {
+        let fd = path.withCString { open($0, O_RDONLY) }
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return out }
+            out += chunk[..<n]
+        }
+    }
+
+    /// True when something exists at `path`.
+    static func exists(_ path: [UInt8]) -> Bool {
+        var st = stat()
+        return path.withCString { lstat($0, &st) } == 0
+    }
+}
+
+/// A run of the `stack` binary with arguments given as raw bytes
+/// (`Process` would encode `String`s as UTF-8), killed after a timeout.
+struct RawRun {
+    let status: Int32
+    let stderr: String
+    let timedOut: Bool
+
+    /// Runs the binary with `arguments`, stdout and stderr to temporary
+    /// files; kills it when it has not exited after `timeout` seconds.
+    static func start(_ arguments: [[UInt8]], timeout: Double = 120) throws -> RawRun {
+        let folder = try CLIHarness.temporaryFolder("raw-run")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let errPath = folder + "/stderr"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Array(CLIHarness.binary.utf8)] + arguments).map { bytes in
+            bytes.withCString { strdup($0) }
+        } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = CLIHarness.binary.withCString { posix_spawn(&pid, $0, &actions, nil, argv, environ) }
+        guard rc == 0 else { throw POSIXError(.init(rawValue: rc) ?? .EIO) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var status: Int32 = 0
+        var timedOut = false
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                timedOut = true
+                break
+            }
+            usleep(10_000)
+        }
+        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return RawRun(status: exit, stderr: err, timedOut: timedOut)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Calls `body` with the bytes as a NUL-terminated C string.
+    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try (map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+}
