@@ -5,7 +5,7 @@ import Stacker
 import Testing
 
 /// File names the way the system has them, and what the CLI prints about
-/// them: names that are not UTF-8.
+/// them: names that are not UTF-8, names holding control characters.
 @Suite("stack: file names, messages and special files")
 struct NamesAndMessagesTests {
     /// `café` with a Latin-1 `é` (byte 0xE9): no `String` spells it.
@@ -49,6 +49,30 @@ struct NamesAndMessagesTests {
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("missing-caf\\xE9.jpg: cannot open the file"), "stderr: \(missing.stderr)")
         #expect(!missing.stderr.contains("\u{FFFD}"))
+    }
+
+    @Test("a bad file whose name holds a newline and an escape gives one escaped stderr line")
+    func controlCharactersInNames() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = try CLIHarness.makeBurst(in: dir, frames: 2, width: 128, height: 96)
+        let bad = dir + "/bad\n\u{1B}[31mname\t.jpg"
+        try Data("not an image\n".utf8).write(to: URL(fileURLWithPath: bad))
+        let shown = "bad\\n\\x1B[31mname\\t.jpg"
+
+        let failed = try CLIHarness.run(frames + [bad, "-o", dir + "/out.jpg"])
+        #expect(failed.status == 1)
+        let lines = failed.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 && lines[1].isEmpty, "one line expected: \(failed.stderr)")
+        #expect(lines[0].hasPrefix("stack: error: ") && lines[0].contains(shown), "stderr: \(failed.stderr)")
+        #expect(!failed.stderr.contains("\u{1B}") && !failed.stderr.contains("\t"))
+
+        // The same name in a warning: every line is a whole message.
+        let skipped = try CLIHarness.run(frames + [bad, "--skip-bad", "-o", dir + "/out.jpg"])
+        #expect(skipped.status == 0, "stderr: \(skipped.stderr)")
+        let warnings = skipped.stderr.split(separator: "\n")
+        #expect(warnings.allSatisfy { $0.hasPrefix("stack: ") }, "stderr: \(skipped.stderr)")
+        #expect(warnings.contains { $0.hasPrefix("stack: warning: ") && $0.contains(shown) }, "stderr: \(skipped.stderr)")
     }
 }
 
