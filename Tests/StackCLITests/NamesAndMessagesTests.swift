@@ -5,7 +5,8 @@ import Stacker
 import Testing
 
 /// File names the way the system has them, and what the CLI prints about
-/// them: names that are not UTF-8, names holding control characters.
+/// them: names that are not UTF-8, names holding control characters,
+/// files that are not regular files.
 @Suite("stack: file names, messages and special files")
 struct NamesAndMessagesTests {
     /// `café` with a Latin-1 `é` (byte 0xE9): no `String` spells it.
@@ -73,6 +74,25 @@ struct NamesAndMessagesTests {
         let warnings = skipped.stderr.split(separator: "\n")
         #expect(warnings.allSatisfy { $0.hasPrefix("stack: ") }, "stderr: \(skipped.stderr)")
         #expect(warnings.contains { $0.hasPrefix("stack: warning: ") && $0.contains(shown) }, "stderr: \(skipped.stderr)")
+    }
+
+    @Test("a named pipe as a frame or a dark is refused at once, not waited on")
+    func fifoIsRefused() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = try CLIHarness.makeBurst(in: dir, frames: 2, width: 128, height: 96)
+        let fifo = dir + "/pipe.jpg"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let out = Array((dir + "/out.jpg").utf8)
+        for arguments in [[fifo] + frames, frames + [fifo], ["--dark", fifo] + frames] {
+            // No writer ever opens the pipe: a regression blocks in open and is killed here.
+            let run = try RawRun.start(arguments.map { Array($0.utf8) } + [Array("-o".utf8), out], timeout: 20)
+            #expect(!run.timedOut, "\(arguments): still running after 20 s")
+            #expect(run.status == 1, "\(arguments): status \(run.status), stderr: \(run.stderr)")
+            #expect(run.stderr == "stack: error: \(fifo): is a named pipe (FIFO), not a regular file\n",
+                    "\(arguments): \(run.stderr)")
+        }
+        #expect(!RawFile.exists(out))
     }
 }
 
