@@ -14,6 +14,8 @@ struct StackCommand {
                    help: "average | median | mode | sigma-clip (default: average)"),
         OptionSpec(names: ["--align"], valueName: "model",
                    help: "translation | homography | stars | stars-affine | none (default: translation); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
+        OptionSpec(names: ["--star-sigma"], valueName: "k",
+                   help: "star alignment: a star must stand k background σ above the sky; lower finds fainter stars, higher ignores noise (default: 5)"),
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
@@ -150,6 +152,12 @@ struct StackCommand {
             s.depth = d
             // A result written with more than 8 bits keeps them in the store too.
             if d > 8 { s.options.storeDepth = .sixteen }
+        }
+        if let v = args["--star-sigma"] {
+            guard let k = Double(v), k > 0, k.isFinite else {
+                throw UsageError(description: "--star-sigma needs a positive number of σ such as 3, got '\(v)'")
+            }
+            s.options.starDetectionSigma = k
         }
         if let v = args["--weights"] {
             guard let w = FrameWeighting(rawValue: v) else {

@@ -1,12 +1,11 @@
 import Foundation
 import Glibc
-import Registration
 import Stacker
 import Testing
 
 /// File names the way the system has them, and what the CLI prints about
 /// them: names that are not UTF-8, names holding control characters,
-/// files that are not regular files.
+/// files that are not regular files, and the star-alignment advice.
 @Suite("stack: file names, messages and special files")
 struct NamesAndMessagesTests {
     /// `café` with a Latin-1 `é` (byte 0xE9): no `String` spells it.
@@ -93,6 +92,46 @@ struct NamesAndMessagesTests {
                     "\(arguments): \(run.stderr)")
         }
         #expect(!RawFile.exists(out))
+    }
+
+    @Test("too few reference stars: the advice names --star-sigma and its value, both real")
+    func starAdvice() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A blank sky has no stars at any threshold.
+        let blank = Image(width: 96, height: 96, channels: 1, repeating: 0.1)
+        let frames = [dir + "/a.png", dir + "/b.png"]
+        for f in frames { try ImageFile.write(blank, to: f) }
+        for (extra, value) in [([String](), "5"), (["--star-sigma", "3.5"], "3.5")] {
+            let run = try CLIHarness.run(["--align", "stars", "-o", dir + "/out.png"] + extra + frames)
+            #expect(run.status == 1, "stderr: \(run.stderr)")
+            #expect(run.stderr.contains("lower the detection threshold (--star-sigma, now \(value))"), "stderr: \(run.stderr)")
+            #expect(run.stderr.contains("(--reference)"), "stderr: \(run.stderr)")
+        }
+        let help = try CLIHarness.run(["--help"])
+        #expect(help.stdout.contains("--star-sigma <k>"))
+        let bad = try CLIHarness.run(["--star-sigma", "0"] + frames)
+        #expect(bad.status == 2 && bad.stderr.contains("--star-sigma needs a positive number"), "stderr: \(bad.stderr)")
+    }
+
+    @Test("--star-sigma changes star detection: a higher threshold finds fewer stars")
+    func starSigmaChangesDetection() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lights = Array(try AstroCLITests.session(in: dir).prefix(3))
+        func referenceStars(_ sigma: String) throws -> Int {
+            let run = try CLIHarness.run(["--align", "stars", "--star-sigma", sigma, "-o", "out-\(sigma).png",
+                                          "--report", "run-\(sigma).json", "--quiet"] + lights, in: dir)
+            #expect(run.status == 0, "σ \(sigma): \(run.stderr)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/run-\(sigma).json"))
+            let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let frames = try #require(report["frames"] as? [[String: Any]])
+            return try #require(frames.first?["starsFound"] as? Int)
+        }
+        let loose = try referenceStars("4"), strict = try referenceStars("12")
+        #expect(strict < loose, "σ 4: \(loose) stars, σ 12: \(strict)")
+        let none = try CLIHarness.run(["--align", "stars", "--star-sigma", "100000", "-o", "never.png"] + lights, in: dir)
+        #expect(none.status == 1 && none.stderr.contains("now 100000"), "stderr: \(none.stderr)")
     }
 }
 

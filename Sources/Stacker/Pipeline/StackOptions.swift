@@ -66,6 +66,11 @@ public struct StackOptions: Sendable {
     public var referenceIndex: Int = 0
     /// Choose the reference automatically (the sharpest frame), ignoring `referenceIndex`.
     public var automaticReference = false
+    /// Star alignment's detection threshold: a star must stand this many
+    /// local background σ above the sky (`StarDetectionOptions.detectionSigma`,
+    /// `--star-sigma` in the CLI; default 5). Lower it for faint or few stars,
+    /// raise it to ignore noise on a bright sky. Must be positive and finite.
+    public var starDetectionSigma: Double = StarDetectionOptions().detectionSigma
     /// Frames whose registration score is below this are not stacked.
     public var minimumScore: Double = TranslationOptions.defaultMinimumScore
     /// Interpolator used to warp frames onto the reference grid.

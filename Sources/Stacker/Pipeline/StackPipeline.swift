@@ -34,6 +34,9 @@ public enum StackPipeline {
         guard chosen.referenceIndex >= 0 && chosen.referenceIndex < paths.count else {
             throw StackerError.invalidInput(path: "", reason: "reference index \(chosen.referenceIndex) is out of range 0…\(paths.count - 1)")
         }
+        guard chosen.starDetectionSigma > 0 && chosen.starDetectionSigma.isFinite else {
+            throw StackerError.invalidInput(path: "", reason: "the star detection threshold must be a positive number of σ, not \(chosen.starDetectionSigma)")
+        }
         if let given = chosen.givenTransforms, given.count != paths.count {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(paths.count) frames")
         }
@@ -121,7 +124,7 @@ public enum StackPipeline {
             let (registrar, seconds) = try measure {
                 try wrapRegistration(refPath) {
                     try FrameRegistrar(reference: referenceLuma, alignment: options.alignment,
-                                       minimumScore: options.minimumScore)
+                                       minimumScore: options.minimumScore, starSigma: options.starDetectionSigma)
                 }
             }
             timings.withLock { $0.register += seconds }
@@ -383,9 +386,17 @@ public enum StackPipeline {
         return duplicates
     }
 
-    /// Turns a registration failure into a StackerError about `path`.
+    /// Turns a registration failure into a StackerError about `path`. Too
+    /// few reference stars is advised in the CLI's words: the options that
+    /// choose another reference or lower the detection threshold.
     private static func wrapRegistration<T>(_ path: FilePath, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as RegistrationError {
+        do { return try body() } catch RegistrationError.tooFewStars(let found, let needed, let sigma) {
+            throw StackerError.stackingFailed(
+                path: path.description,
+                reason: "registration failed: found \(found) star\(found == 1 ? "" : "s") in the reference frame; "
+                    + "star alignment needs at least \(needed). Choose a reference with more stars (--reference), "
+                    + "or lower the detection threshold (--star-sigma, now \(JSONText.number(sigma)))")
+        } catch let e as RegistrationError {
             throw StackerError.stackingFailed(path: path.description, reason: "registration failed: \(e.description)")
         }
     }
