@@ -51,6 +51,21 @@ struct NamesAndMessagesTests {
         #expect(!missing.stderr.contains("\u{FFFD}"))
     }
 
+    @Test("FilePath keeps every byte and shows only the stray ones as \\xHH")
+    func filePathBytes() {
+        // "cé" in UTF-8, a Latin-1 é, "/", a cut-off "€" (E2 82 of E2 82 AC), "x".
+        let bytes: [UInt8] = [0x63, 0xC3, 0xA9, 0xE9, 0x2F, 0xE2, 0x82, 0x78]
+        let path = FilePath(bytes: bytes)
+        #expect(path.bytes == bytes && path.string == nil)
+        #expect(path.description == "cé\\xE9/\\xE2\\x82x")
+        #expect(path.withCString { p in (0...bytes.count).map { UInt8(bitPattern: p[$0]) } } == bytes + [0])
+        #expect(path.folder == FilePath(bytes: bytes[..<4]) && path.lastComponent == FilePath(bytes: bytes[5...]))
+        #expect(path.folder.appending(path.lastComponent) == path)
+        #expect(FilePath("a.jpg").folder == "." && FilePath("/a.jpg").folder == "/")
+        #expect(FilePath(bytes: Array("x.JP".utf8) + [0x47]).lowercasedExtension == "jpg")
+        #expect(FilePath("café.png").string == "café.png" && FilePath("café.png").description == "café.png")
+    }
+
     @Test("a bad file whose name holds a newline and an escape gives one escaped stderr line")
     func controlCharactersInNames() throws {
         let dir = try CLIHarness.temporaryFolder()
