@@ -2,6 +2,13 @@
 /// kebab-case long options, `--opt value` and `--opt=value`, short aliases,
 /// `--` ends options, repeated options keep the last value (every value, in
 /// order, is also kept in `lists` for options that collect several).
+///
+/// Arguments are parsed as the bytes the program was given (`FilePath`s),
+/// not as `String`s: a file name need not be UTF-8, and `String` would
+/// replace its other bytes. Option names are ASCII; a value is turned into
+/// text only where the option wants text.
+
+import Stacker
 
 /// One option the parser accepts.
 struct OptionSpec {
@@ -24,39 +31,41 @@ struct UsageError: Error, CustomStringConvertible {
 
 /// The parsed command line.
 struct ParsedArguments {
-    /// Option values by primary spelling (the last one when repeated).
-    var values: [String: String] = [:]
-    /// Every value of each option, in command-line order.
-    var lists: [String: [String]] = [:]
+    /// Option values by primary spelling (the last one when repeated), as given.
+    var values: [String: FilePath] = [:]
+    /// Every value of each option, in command-line order, as given.
+    var lists: [String: [FilePath]] = [:]
     /// Flags present, by primary spelling.
     var flags: Set<String> = []
-    /// Arguments that are not options, in order.
-    var positionals: [String] = []
+    /// Arguments that are not options, in order, as given.
+    var positionals: [FilePath] = []
 
-    /// The value of `key`, when given.
-    subscript(_ key: String) -> String? { values[key] }
+    /// The value of `key` as text, when given (bytes that are not UTF-8
+    /// written as `\xHH`, as `FilePath.description` does).
+    subscript(_ key: String) -> String? { values[key]?.description }
 }
 
 /// Parses `arguments` (without the program name) against `specs`.
-func parseArguments(_ arguments: [String], specs: [OptionSpec]) throws -> ParsedArguments {
+func parseArguments(_ arguments: [FilePath], specs: [OptionSpec]) throws -> ParsedArguments {
     var lookup: [String: OptionSpec] = [:]
     for spec in specs { for name in spec.names { lookup[name] = spec } }
+    let dash = UInt8(ascii: "-")
     var parsed = ParsedArguments()
     var i = 0
     var optionsEnded = false
     while i < arguments.count {
         let arg = arguments[i]
         i += 1
-        if optionsEnded || arg == "-" || !arg.hasPrefix("-") {
+        if optionsEnded || arg == "-" || arg.bytes.first != dash {
             parsed.positionals.append(arg)
             continue
         }
         if arg == "--" { optionsEnded = true; continue }
-        var name = arg
-        var inline: String?
-        if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-            name = String(arg[..<eq])
-            inline = String(arg[arg.index(after: eq)...])
+        var name = arg.description
+        var inline: FilePath?
+        if arg.bytes.starts(with: [dash, dash]), let eq = arg.bytes.firstIndex(of: UInt8(ascii: "=")) {
+            name = FilePath(bytes: arg.bytes[..<eq]).description
+            inline = FilePath(bytes: arg.bytes[(eq + 1)...])
         }
         guard let spec = lookup[name] else {
             throw UsageError(description: "unknown option '\(name)'")
@@ -66,7 +75,7 @@ func parseArguments(_ arguments: [String], specs: [OptionSpec]) throws -> Parsed
             parsed.flags.insert(spec.key)
             continue
         }
-        let value: String
+        let value: FilePath
         if let inline {
             value = inline
         } else {

@@ -14,6 +14,8 @@ struct StackCommand {
                    help: "average | median | mode | sigma-clip (default: average)"),
         OptionSpec(names: ["--align"], valueName: "model",
                    help: "translation | homography | stars | stars-affine | none (default: translation); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
+        OptionSpec(names: ["--star-sigma"], valueName: "k",
+                   help: "star alignment: a star must stand k background σ above the sky; lower finds fainter stars, higher ignores noise (default: 5)"),
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
@@ -71,7 +73,7 @@ struct StackCommand {
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF or FITS), at least two")], width: optionsWidth))
+        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF or FITS), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
         OPTIONS:
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
@@ -87,9 +89,9 @@ struct StackCommand {
     /// What the CLI layer needs beyond the pipeline options.
     struct Settings {
         var options = StackOptions()
-        var inputs: [String] = []
-        var output: String?
-        var report: String?
+        var inputs: [FilePath] = []
+        var output: FilePath?
+        var report: FilePath?
         var quality = 95
         var depth: Int?
         var quiet = false
@@ -100,8 +102,9 @@ struct StackCommand {
         case help, version, run(Settings)
     }
 
-    /// Parses and validates the arguments; throws `UsageError` on any mistake.
-    static func parse(_ arguments: [String]) throws -> Action {
+    /// Parses and validates the arguments, given as the bytes of `argv`
+    /// (file names are kept exactly); throws `UsageError` on any mistake.
+    static func parse(_ arguments: [FilePath]) throws -> Action {
         let args = try parseArguments(arguments, specs: specs)
         if args.flags.contains("--help") { return .help }
         if args.flags.contains("--version") { return .version }
@@ -149,6 +152,12 @@ struct StackCommand {
             s.depth = d
             // A result written with more than 8 bits keeps them in the store too.
             if d > 8 { s.options.storeDepth = .sixteen }
+        }
+        if let v = args["--star-sigma"] {
+            guard let k = Double(v), k > 0, k.isFinite else {
+                throw UsageError(description: "--star-sigma needs a positive number of σ such as 3, got '\(v)'")
+            }
+            s.options.starDetectionSigma = k
         }
         if let v = args["--weights"] {
             guard let w = FrameWeighting(rawValue: v) else {
@@ -202,7 +211,7 @@ struct StackCommand {
             }
             s.options.threads = n
         }
-        if let v = args["--output"] {
+        if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
             guard let format = ImageFormat.fromExtension(of: v) else {
                 throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
@@ -210,7 +219,7 @@ struct StackCommand {
             try checkDepth(s.depth, format: format)
             s.output = v
         }
-        if let v = args["--report"] {
+        if let v = args.values["--report"] {
             guard !v.isEmpty else { throw UsageError(description: "--report needs a file name") }
             s.report = v
         }

@@ -4,8 +4,9 @@ import Glibc
 import Registration
 import Stacker
 
-/// Entry point: parse → validate → run; maps failures to the documented exit codes.
-func runStack(_ arguments: [String]) -> ExitCode {
+/// Entry point: parse → validate → run; maps failures to the documented
+/// exit codes. `arguments` are the bytes of `argv` after the program name.
+func runStack(_ arguments: [FilePath]) -> ExitCode {
     let action: StackCommand.Action
     do {
         action = try StackCommand.parse(arguments)
@@ -48,7 +49,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     if let report = settings.report {
         try OutputPath.refuseOverwritingInputs(output: report, inputs: settings.inputs)
         guard report != output else {
-            throw StackerError.invalidInput(path: report, reason: "the report and the output are the same file")
+            throw StackerError.invalidInput(path: report.description, reason: "the report and the output are the same file")
         }
     }
     Signals.install()
@@ -78,7 +79,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     result.timings.encode = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     result.timings.total += result.timings.encode
     if let reportPath = settings.report {
-        try StackReport(result: result, options: options, outputPath: output).write(to: reportPath)
+        try StackReport(result: result, options: options, outputPath: output.description).write(to: reportPath)
     }
     if !settings.quiet {
         let used = result.frames.filter(\.used).count
@@ -89,4 +90,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
 
 MemoryTuning.preferHeapForLargeBuffers()
 BLASThreads.configure()
-exit(runStack(Array(CommandLine.arguments.dropFirst())).rawValue)
+// `CommandLine.arguments` would replace bytes that are not UTF-8 in file
+// names; the raw `argv` keeps them.
+let arguments = (1..<max(1, Int(CommandLine.argc))).map { FilePath(cString: CommandLine.unsafeArgv[$0]!) }
+exit(runStack(arguments).rawValue)

@@ -21,9 +21,9 @@ struct AstroStackingTests {
         /// Calibration with the session's bias, dark and flat folders.
         var calibration: CalibrationOptions {
             var c = CalibrationOptions()
-            c.bias = [folder + "/bias"]
-            c.dark = [folder + "/darks"]
-            c.flat = [folder + "/flats"]
+            c.bias = [FilePath(folder + "/bias")]
+            c.dark = [FilePath(folder + "/darks")]
+            c.flat = [FilePath(folder + "/flats")]
             return c
         }
 
@@ -94,7 +94,7 @@ struct AstroStackingTests {
         if calibrate { o.calibration = s.calibration }
         o.normalization = normalization
         o.threads = 2
-        o.temporaryDirectory = s.folder
+        o.temporaryDirectory = FilePath(s.folder)
         configure(&o)
         return try StackPipeline.run(paths: s.lights, options: o)
     }
@@ -172,8 +172,8 @@ struct AstroStackingTests {
         defer { s.remove() }
         let truth = s.field.truth()
         var flatOnly = CalibrationOptions()
-        flatOnly.bias = [s.folder + "/bias"]
-        flatOnly.flat = [s.folder + "/flats"]
+        flatOnly.bias = [FilePath(s.folder + "/bias")]
+        flatOnly.flat = [FilePath(s.folder + "/flats")]
         let clipped = try Self.run(s, mode: .sigmaClip, calibrate: false) { $0.calibration = flatOnly }.image
         // Without the dark, every light keeps its dark current (80 e⁻): the
         // result is offset by about that much, uniformly, so compare the
@@ -244,7 +244,7 @@ struct AstroStackingTests {
         o.mode = .median
         o.alignment = .stars
         o.threads = 2
-        o.temporaryDirectory = s.folder
+        o.temporaryDirectory = FilePath(s.folder)
         let result = try StackPipeline.run(paths: s.lights + [other.lights[1]], options: o)
         let foreign = try #require(result.frames.last)
         #expect(!foreign.used)

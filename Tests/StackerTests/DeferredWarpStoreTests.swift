@@ -111,7 +111,7 @@ struct DeferredWarpStoreTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var o = StackOptions()
         o.mode = mode
-        o.temporaryDirectory = folder
+        o.temporaryDirectory = FilePath(folder)
         let deferred = try StackPipeline.run(paths: paths, options: o)
         // Below the decoded bytes (6 × 120 × 90 × 1.5), so the frames are warped as they come.
         o.memoryLimit = 6 * 120 * 90

@@ -102,7 +102,7 @@ struct YCbCrStackingTests {
             .deletingLastPathComponent()
         let path = root.appendingPathComponent("Fuzz/corpus/jpeg/exif-ii-orient6.jpg").path
         let rgb = try ImageFile.read(path)
-        let frame = try DecodedFrame.read(path, maxPixels: 1 << 20, form: .ycbcr(factor: nil))
+        let frame = try DecodedFrame.read(FilePath(path), maxPixels: 1 << 20, form: .ycbcr(factor: nil))
         #expect(frame.width == rgb.image.width && frame.height == rgb.image.height)
         let mae = ImageMetrics.meanAbsoluteError(frame.image, rgb.image) * 255
         #expect(mae < 1, "mean difference \(mae) steps")

@@ -105,8 +105,8 @@ public final class StarRegistrar: Sendable {
         let all = StarDetector.detect(reference, options: Self.detectionOptions(options))
         referenceStars = all.filter { !$0.isSaturated }
         guard referenceStars.count >= options.minimumMatches else {
-            throw RegistrationError.tooFewStars(
-                "Found \(referenceStars.count) star\(referenceStars.count == 1 ? "" : "s") in the reference; star alignment needs at least \(options.minimumMatches). Choose a reference frame with more stars, or lower the detection threshold.")
+            throw RegistrationError.tooFewStars(found: referenceStars.count, needed: options.minimumMatches,
+                                                detectionSigma: options.detection.detectionSigma)
         }
         referencePoints = referenceStars.map { SIMD2($0.x, $0.y) }
         let n = options.triangleStars

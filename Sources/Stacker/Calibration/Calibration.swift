@@ -70,17 +70,17 @@ public struct Calibration: Sendable {
     /// calibration frame is given.
     /// - Throws: `StackerError` naming a calibration file that cannot be used.
     public static func load(_ options: CalibrationOptions, width: Int, height: Int, channels: Int,
-                            maxPixels: Int, memoryLimit: Int, temporaryDirectory: String,
+                            maxPixels: Int, memoryLimit: Int, temporaryDirectory: some FilePathConvertible,
                             threads: Int) throws -> Calibration? {
         if options.cosmetic && options.dark.isEmpty {
             throw StackerError.invalidInput(path: "", reason: "--cosmetic needs dark frames (--dark), where hot pixels are found")
         }
         guard !options.isEmpty else { return nil }
-        func master(_ paths: [String], _ role: String) throws -> Image? {
+        func master(_ paths: [FilePath], _ role: String) throws -> Image? {
             guard !paths.isEmpty else { return nil }
             return try MasterFrame.build(paths: paths, role: role, kernel: options.masterKernel,
                                          width: width, height: height, channels: channels, maxPixels: maxPixels,
-                                         memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory,
+                                         memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory.filePath,
                                          threads: threads)
         }
         return Calibration(bias: try master(options.bias, "bias"), dark: try master(options.dark, "dark"),

@@ -6,34 +6,31 @@ import Glibc
 /// stands for the image files directly inside it, in name order.
 enum CalibrationFiles {
     /// `paths` with every folder replaced by its image files (those whose
-    /// extension names a format `ImageFile` reads), sorted by name; files
-    /// are kept as given.
+    /// extension names a format `ImageFile` reads), sorted by their bytes;
+    /// files are kept as given. Names are kept as bytes, UTF-8 or not.
     /// - Throws: `StackerError.invalidInput` for a folder holding no image file,
     ///   `StackerError.unreadable` for a folder that cannot be listed.
-    static func expand(_ paths: [String], role: String) throws -> [String] {
-        var out: [String] = []
+    static func expand(_ paths: [FilePath], role: String) throws -> [FilePath] {
+        var out: [FilePath] = []
         for path in paths {
             var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard path.withCString({ stat($0, &info) }) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 out.append(path)
                 continue
             }
-            guard let dir = opendir(path) else {
-                throw StackerError.unreadable(path: path, reason: "cannot list the \(role) folder: \(String(cString: strerror(errno)))")
+            guard let dir = path.withCString({ opendir($0) }) else {
+                throw StackerError.unreadable(path: path.description, reason: "cannot list the \(role) folder: \(String(cString: strerror(errno)))")
             }
-            var names: [String] = []
+            var names: [FilePath] = []
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if !name.hasPrefix("."), ImageFormat.fromExtension(of: name) != nil { names.append(name) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { FilePath(bytes: $0) }
+                if name.bytes.first != UInt8(ascii: "."), ImageFormat.fromExtension(of: name) != nil { names.append(name) }
             }
             closedir(dir)
             guard !names.isEmpty else {
-                throw StackerError.invalidInput(path: path, reason: "the \(role) folder holds no image file")
+                throw StackerError.invalidInput(path: path.description, reason: "the \(role) folder holds no image file")
             }
-            let folder = path.hasSuffix("/") ? path : path + "/"
-            out += names.sorted().map { folder + $0 }
+            out += names.sorted().map { path.appending($0) }
         }
         return out
     }

@@ -5,15 +5,15 @@
 /// frames, which are combined into a master with `masterKernel`.
 public struct CalibrationOptions: Sendable, Equatable {
     /// Bias (offset) frames: zero-length exposures, the sensor's read-out pedestal.
-    public var bias: [String] = []
+    public var bias: [FilePath] = []
     /// Dark frames: exposures as long as the lights with the cap on, holding
     /// bias plus dark current and hot pixels. A master dark whose background
     /// lies below half the bias level is taken as already bias-subtracted.
-    public var dark: [String] = []
+    public var dark: [FilePath] = []
     /// Flat frames: an evenly lit field through the same optics (vignetting,
     /// dust). They are bias-subtracted (when a bias is given) and normalised
     /// to mean 1 per channel.
-    public var flat: [String] = []
+    public var flat: [FilePath] = []
     /// Combines raw calibration frames into a master (default: sigma-clip,
     /// κ = 3, which rejects cosmic-ray hits and stays close to the mean's noise).
     public var masterKernel: RobustKernel = .sigmaClip

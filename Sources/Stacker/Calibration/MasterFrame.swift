@@ -12,22 +12,23 @@ public enum MasterFrame {
     ///   - width, height, channels: the lights' size, which every frame must have.
     ///   - memoryLimit, temporaryDirectory: for the frame store used to combine.
     /// - Throws: `StackerError` naming the file that cannot be read or has the wrong size.
-    public static func build(paths: [String], role: String, kernel: RobustKernel,
+    public static func build(paths: [some FilePathConvertible], role: String, kernel: RobustKernel,
                              width: Int, height: Int, channels: Int, maxPixels: Int,
-                             memoryLimit: Int, temporaryDirectory: String, threads: Int) throws -> Image {
-        let paths = try CalibrationFiles.expand(paths, role: role)
+                             memoryLimit: Int, temporaryDirectory: some FilePathConvertible,
+                             threads: Int) throws -> Image {
+        let paths = try CalibrationFiles.expand(paths.map(\.filePath), role: role)
         guard !paths.isEmpty else {
             throw StackerError.invalidInput(path: "", reason: "no \(role) frames given")
         }
-        let read: @Sendable (String) throws -> Image = { path in
+        let read: @Sendable (FilePath) throws -> Image = { path in
             let image = try ImageFile.read(path, maxPixels: maxPixels).image
             guard image.width == width, image.height == height else {
                 throw StackerError.invalidInput(
-                    path: path, reason: "\(role) frame is \(image.width)×\(image.height), the lights are \(width)×\(height)")
+                    path: path.description, reason: "\(role) frame is \(image.width)×\(image.height), the lights are \(width)×\(height)")
             }
             guard image.channels == channels else {
                 throw StackerError.invalidInput(
-                    path: path, reason: "\(role) frame has \(image.channels) channel(s), the lights have \(channels)")
+                    path: path.description, reason: "\(role) frame has \(image.channels) channel(s), the lights have \(channels)")
             }
             return image
         }
@@ -40,7 +41,7 @@ public enum MasterFrame {
                 try store.store(frame: i, planes: try read(paths[i]).planes, coverage: full)
                 return nil
             } catch {
-                return (error as? StackerError) ?? .unreadable(path: paths[i], reason: "\(error)")
+                return (error as? StackerError) ?? .unreadable(path: paths[i].description, reason: "\(error)")
             }
         }
         if let first = failures.compactMap({ $0 }).first { throw first }

@@ -33,7 +33,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
     /// Bits each warped sample is quantised to, as in `FrameStore`.
     public let depth: FrameStore.SampleDepth
     private let memoryLimit: Int
-    private let temporaryDirectory: String
+    private let temporaryDirectory: FilePath
 
     /// How one frame is kept.
     private enum Kept: Sendable {
@@ -60,7 +60,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
     /// temporary files in `temporaryDirectory` ("" = current folder).
     /// - Throws: `StackerError.invalidInput` for non-positive sizes.
     public init(width: Int, height: Int, channels: Int, frameCount: Int, depth: FrameStore.SampleDepth,
-                memoryLimit: Int, temporaryDirectory: String) throws {
+                memoryLimit: Int, temporaryDirectory: some FilePathConvertible) throws {
         guard width > 0, height > 0, channels > 0, frameCount > 0 else {
             throw StackerError.invalidInput(
                 path: "", reason: "frame store size \(width)×\(height)×\(channels), \(frameCount) frames, must be positive")
@@ -71,7 +71,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
         self.frameCount = frameCount
         self.depth = depth
         self.memoryLimit = memoryLimit
-        self.temporaryDirectory = temporaryDirectory
+        self.temporaryDirectory = temporaryDirectory.filePath
         slots = Mutex(Slots(kept: Array(repeating: nil, count: frameCount), bytes: Array(repeating: 0, count: frameCount)))
     }
 

@@ -80,7 +80,7 @@ public final class FrameStore: @unchecked Sendable {
     ///   that overflows; `StackerError.stackingFailed` / `.writeFailed` when
     ///   memory or the temporary file cannot be had.
     public init(width: Int, height: Int, channels: Int, frameCount: Int, depth: SampleDepth = .sixteen,
-                memoryLimit: Int, temporaryDirectory: String) throws {
+                memoryLimit: Int, temporaryDirectory: some FilePathConvertible) throws {
         guard width > 0, height > 0, channels > 0, frameCount > 0 else {
             throw StackerError.invalidInput(
                 path: "", reason: "frame store size \(width)×\(height)×\(channels), \(frameCount) frames, must be positive")
@@ -106,7 +106,7 @@ public final class FrameStore: @unchecked Sendable {
         if total <= memoryLimit {
             buffer = try FrameStoreBuffer(heapBytes: total)
         } else {
-            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory)
+            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath)
         }
         stored = Mutex([Bool](repeating: false, count: frameCount))
     }
@@ -124,9 +124,10 @@ public final class FrameStore: @unchecked Sendable {
     /// Whether the store is a memory-mapped temporary file (else anonymous memory).
     public var isMemoryMapped: Bool { buffer.isMapped }
 
-    /// The temporary file's path when memory-mapped (it is unlinked as soon
-    /// as it is mapped, so the path no longer exists), else `nil`.
-    public var temporaryFilePath: String? { buffer.temporaryPath }
+    /// The temporary file's path as shown to people (`FilePath.description`)
+    /// when memory-mapped (it is unlinked as soon as it is mapped, so the
+    /// path no longer exists), else `nil`.
+    public var temporaryFilePath: String? { buffer.temporaryPath?.description }
 
     /// How many distinct frame indices have been stored.
     public var storedFrameCount: Int { stored.withLock { $0.reduce(0) { $0 + ($1 ? 1 : 0) } } }

@@ -21,7 +21,7 @@ final class FrameStoreBuffer {
     /// Whether the bytes are a memory-mapped temporary file.
     let isMapped: Bool
     /// The temporary file's path (already unlinked), `nil` in memory.
-    let temporaryPath: String?
+    let temporaryPath: FilePath?
     /// The memory behind `base` when it is not a mapped file (it unmaps itself).
     private let anonymous: ZeroedMemory?
 
@@ -45,22 +45,17 @@ final class FrameStoreBuffer {
     }
 
     /// A memory-mapped temporary file of `byteCount` zero bytes in `directory`.
-    init(mappedBytes byteCount: Int, directory: String) throws {
-        let dir = directory.isEmpty ? "." : directory
-        var template = Array("\(dir)/.stack-frames-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buf -> Int32 in
-            guard let p = buf.baseAddress else { return -1 }
-            return mkstemp(p)
-        }
-        guard fd >= 0 else {
+    init(mappedBytes byteCount: Int, directory: FilePath) throws {
+        let folder: FilePath = directory.isEmpty ? "." : directory
+        let dir = folder.description
+        guard let (fd, path) = AtomicFile.makeTemporary(folder.appending(".stack-frames-XXXXXX")) else {
             throw StackerError.writeFailed(
                 path: dir, reason: "cannot create the frame store's temporary file: \(Self.errnoText(errno))")
         }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         TemporaryFiles.shared.register(path)
         defer {
             // Unlinked in every outcome: on success the mapping keeps the data.
-            unlink(path)
+            _ = path.withCString { unlink($0) }
             TemporaryFiles.shared.unregister(path)
             close(fd)
         }

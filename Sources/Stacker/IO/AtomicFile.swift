@@ -9,19 +9,18 @@ import Glibc
 public enum AtomicFile: Sendable {
     /// Writes `bytes` to `path` atomically.
     /// - Throws: `StackerError.writeFailed` naming `path`.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
-        let (dir, name) = split(path)
-        var template = Array("\(dir)/.\(name).stack-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw StackerError.writeFailed(path: path, reason: "cannot create a temporary file in \(dir): \(errnoText())")
+    public static func write(_ bytes: [UInt8], to path: some FilePathConvertible) throws {
+        let path = path.filePath
+        let dir = path.folder
+        let hidden = FilePath(bytes: Array(".".utf8) + path.lastComponent.bytes + Array(".stack-XXXXXX".utf8))
+        guard let (fd, tmp) = makeTemporary(dir.appending(hidden)) else {
+            throw StackerError.writeFailed(path: path.description, reason: "cannot create a temporary file in \(dir): \(errnoText())")
         }
-        let tmp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         TemporaryFiles.shared.register(tmp)
         defer { TemporaryFiles.shared.unregister(tmp) }
         var ok = false
         defer {
-            if !ok { unlink(tmp) }
+            if !ok { _ = tmp.withCString { unlink($0) } }
         }
         var written = 0
         while written < bytes.count {
@@ -32,7 +31,7 @@ public enum AtomicFile: Sendable {
                 if n < 0 && errno == EINTR { continue }
                 let e = errnoText()
                 close(fd)
-                throw StackerError.writeFailed(path: path, reason: "write failed: \(e)")
+                throw StackerError.writeFailed(path: path.description, reason: "write failed: \(e)")
             }
             written += n
         }
@@ -41,15 +40,15 @@ public enum AtomicFile: Sendable {
         if fsync(fd) != 0 {
             let e = errnoText()
             close(fd)
-            throw StackerError.writeFailed(path: path, reason: "flush failed: \(e)")
+            throw StackerError.writeFailed(path: path.description, reason: "flush failed: \(e)")
         }
         close(fd)
-        guard rename(tmp, path) == 0 else {
-            throw StackerError.writeFailed(path: path, reason: "cannot rename the temporary file into place: \(errnoText())")
+        guard tmp.withCString({ t in path.withCString { rename(t, $0) } }) == 0 else {
+            throw StackerError.writeFailed(path: path.description, reason: "cannot rename the temporary file into place: \(errnoText())")
         }
         ok = true
         // Make the rename itself durable; failure here loses nothing already written.
-        let dirFD = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dirFD = dir.withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         if dirFD >= 0 {
             _ = fsync(dirFD)
             close(dirFD)
@@ -65,13 +64,16 @@ public enum AtomicFile: Sendable {
     }()
 
     /// The folder that holds `path` (`"."` for a bare name); temporary files go there.
-    public static func folder(of path: String) -> String { split(path).dir }
+    public static func folder(of path: some FilePathConvertible) -> FilePath { path.filePath.folder }
 
-    /// Splits a path into its folder ("." when none) and last component.
-    static func split(_ path: String) -> (dir: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let dir = String(path[..<slash])
-        return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
+    /// Creates and opens a new file from `template`, whose name ends in
+    /// `XXXXXX` (`mkstemp`); its descriptor and actual name, or nil with
+    /// `errno` set.
+    static func makeTemporary(_ template: FilePath) -> (fd: Int32, path: FilePath)? {
+        var name = template.bytes.map { CChar(bitPattern: $0) } + [0]
+        let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return nil }
+        return (fd, FilePath(bytes: name.map { UInt8(bitPattern: $0) }))
     }
 }
 

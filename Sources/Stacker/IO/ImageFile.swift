@@ -10,10 +10,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case fits
 
     /// The format named by a path's extension (case-insensitive), or nil.
-    public static func fromExtension(of path: String) -> ImageFormat? {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: ".") else { return nil }
-        switch name[name.index(after: dot)...].lowercased() {
+    public static func fromExtension(of path: some FilePathConvertible) -> ImageFormat? {
+        switch path.filePath.lowercasedExtension ?? "" {
         case "jpg", "jpeg": return .jpeg
         case "png": return .png
         case "tif", "tiff": return .tiff
@@ -154,9 +152,11 @@ public enum ImageFile: Sendable {
     /// - Parameter maxPixels: refuse images with more than this many pixels
     ///   (width × height), checked before the pixels are allocated.
     /// - Throws: `StackerError.unreadable` naming `path`.
-    public static func read(_ path: String, maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
+    public static func read(_ path: some FilePathConvertible,
+                            maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
+        let path = path.filePath
         let bytes = try FileBytes.read(path)
-        return try decode(bytes: bytes, path: path, maxPixels: maxPixels)
+        return try decode(bytes: bytes, path: path.description, maxPixels: maxPixels)
     }
 
     /// Decodes a JPEG, PNG, TIFF or FITS file held in memory.
@@ -191,9 +191,11 @@ public enum ImageFile: Sendable {
     /// as `read` would return them (1 gray, 3 colour). Reads at most the
     /// first megabyte unless the header lies beyond it.
     /// - Throws: `StackerError.unreadable` naming `path`.
-    public static func readHeader(_ path: String) throws -> (width: Int, height: Int, channels: Int) {
+    public static func readHeader(_ path: some FilePathConvertible) throws -> (width: Int, height: Int, channels: Int) {
+        let file = path.filePath
+        let path = file.description
         let prefixSize = 1 << 20
-        let prefix = try FileBytes.read(path, limit: prefixSize)
+        let prefix = try FileBytes.read(file, limit: prefixSize)
         guard !prefix.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
         switch ImageFormat.fromMagic(prefix) {
         case .jpeg:
@@ -202,7 +204,7 @@ public enum ImageFile: Sendable {
             do {
                 header = try JPEGCodec.header(bytes, path: path)
             } catch where prefix.count == prefixSize {
-                bytes = try FileBytes.read(path)
+                bytes = try FileBytes.read(file)
                 header = try JPEGCodec.header(bytes, path: path)
             }
             let orientation = EXIF.read(jpeg: bytes).orientation
@@ -213,10 +215,10 @@ public enum ImageFile: Sendable {
             return (h.width, h.height, h.channels)
         case .tiff:
             // The first directory may sit anywhere, often after the pixels.
-            let h = try withWholeFile(path, prefix: prefix, prefixSize: prefixSize) { try TIFFCodec.header($0, path: path) }
+            let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try TIFFCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
         case .fits:
-            let h = try withWholeFile(path, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
+            let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
         case nil:
             throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
@@ -225,7 +227,7 @@ public enum ImageFile: Sendable {
 
     /// `parse(prefix)`, or, when that fails and the prefix may have cut the
     /// file short, `parse` of the whole file.
-    private static func withWholeFile<T>(_ path: String, prefix: [UInt8], prefixSize: Int,
+    private static func withWholeFile<T>(_ path: FilePath, prefix: [UInt8], prefixSize: Int,
                                          _ parse: ([UInt8]) throws -> T) throws -> T {
         do {
             return try parse(prefix)
@@ -254,11 +256,13 @@ public enum ImageFile: Sendable {
     /// only once the new one is complete on disk.
     /// - Throws: `StackerError.invalidInput` (unsupported extension, bad
     ///   options) or `StackerError.writeFailed`, naming `path`.
-    public static func write(_ image: Image, to path: String, options: EncodeOptions = EncodeOptions()) throws {
+    public static func write(_ image: Image, to path: some FilePathConvertible,
+                             options: EncodeOptions = EncodeOptions()) throws {
+        let path = path.filePath
         guard let format = ImageFormat.fromExtension(of: path) else {
-            throw StackerError.invalidInput(path: path, reason: "unsupported output format (use \(ImageFormat.extensionList))")
+            throw StackerError.invalidInput(path: path.description, reason: "unsupported output format (use \(ImageFormat.extensionList))")
         }
-        let bytes = try encode(image, format: format, options: options, path: path)
+        let bytes = try encode(image, format: format, options: options, path: path.description)
         try AtomicFile.write(bytes, to: path)
     }
 

@@ -82,7 +82,7 @@ struct Combiner {
     /// A `DeferredWarpStore` when `deferred`, else a `FrameStore`.
     private static func robustStore(deferred: Bool, width: Int, height: Int, channels: Int, frameCount: Int,
                                     depth: FrameStore.SampleDepth, memoryLimit: Int,
-                                    temporaryDirectory: String) throws -> any RobustFrameStore {
+                                    temporaryDirectory: FilePath) throws -> any RobustFrameStore {
         if deferred {
             return try DeferredWarpStore(width: width, height: height, channels: channels, frameCount: frameCount,
                                          depth: depth, memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory)

@@ -39,8 +39,9 @@ struct DecodedFrame: Sendable {
     /// Reads the image at `path` in `form` when it can (see `Form`),
     /// anything else as `ImageFile.read` decodes it.
     /// - Throws: `StackerError.unreadable` naming `path`.
-    static func read(_ path: String, maxPixels: Int, form: Form) throws -> DecodedFrame {
+    static func read(_ path: FilePath, maxPixels: Int, form: Form) throws -> DecodedFrame {
         let file = try FileBytes.read(path)
+        let path = path.description
         if form != .floats, ImageFormat.fromMagic(file) == .jpeg {
             let exif = EXIF.read(jpeg: file)
             if case .ycbcr(let factor) = form,

@@ -15,7 +15,7 @@ final class EarlyDecode: Sendable {
     private let result = Latch<(frame: DecodedFrame?, seconds: Double)>()
 
     /// Starts decoding `path` (frame `index`) in `form`.
-    init(index: Int, path: String, maxPixels: Int, form: DecodedFrame.Form) {
+    init(index: Int, path: FilePath, maxPixels: Int, form: DecodedFrame.Form) {
         self.index = index
         requested = form
         let result = self.result

@@ -44,8 +44,9 @@ struct FrameRegistrar: Sendable {
                            fwhm: widths.isEmpty ? nil : widths[widths.count / 2])
     }
 
-    /// Prepares registration against `reference` for `alignment` (not `.none`).
-    init(reference: Plane, alignment: Alignment, minimumScore: Double) throws {
+    /// Prepares registration against `reference` for `alignment` (not
+    /// `.none`); star alignment detects stars at `starSigma` background σ.
+    init(reference: Plane, alignment: Alignment, minimumScore: Double, starSigma: Double) throws {
         switch alignment {
         case .homography:
             var options = HomographyOptions()
@@ -53,6 +54,7 @@ struct FrameRegistrar: Sendable {
             model = .homography(try HomographyRegistrar(reference: reference, options: options))
         case .stars, .starsAffine:
             var options = StarOptions()
+            options.detection.detectionSigma = starSigma
             options.model = alignment == .starsAffine ? .affine : .similarity
             model = .stars(try StarRegistrar(reference: reference, options: options))
         case .translation, .none:

@@ -12,13 +12,13 @@ enum ReferenceSelection {
 
     /// The index of the sharpest readable frame and every frame's sharpness
     /// (nil for frames that could not be read, when `skipBad`).
-    static func sharpest(paths: [String], options: StackOptions) throws -> (index: Int, sharpness: [Double?]) {
+    static func sharpest(paths: [FilePath], options: StackOptions) throws -> (index: Int, sharpness: [Double?]) {
         let outcomes = parallelMap(paths.count, threads: max(1, options.threads)) { i -> Result<Double, StackerError> in
             do {
                 let luma = try ImageFile.read(paths[i], maxPixels: options.maxPixels).image.luma
                 return .success(sharpness(of: luma))
             } catch {
-                return .failure((error as? StackerError) ?? .unreadable(path: paths[i], reason: "\(error)"))
+                return .failure((error as? StackerError) ?? .unreadable(path: paths[i].description, reason: "\(error)"))
             }
         }
         var values: [Double?] = []

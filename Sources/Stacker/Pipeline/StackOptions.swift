@@ -66,6 +66,11 @@ public struct StackOptions: Sendable {
     public var referenceIndex: Int = 0
     /// Choose the reference automatically (the sharpest frame), ignoring `referenceIndex`.
     public var automaticReference = false
+    /// Star alignment's detection threshold: a star must stand this many
+    /// local background σ above the sky (`StarDetectionOptions.detectionSigma`,
+    /// `--star-sigma` in the CLI; default 5). Lower it for faint or few stars,
+    /// raise it to ignore noise on a bright sky. Must be positive and finite.
+    public var starDetectionSigma: Double = StarDetectionOptions().detectionSigma
     /// Frames whose registration score is below this are not stacked.
     public var minimumScore: Double = TranslationOptions.defaultMinimumScore
     /// Interpolator used to warp frames onto the reference grid.
@@ -80,7 +85,7 @@ public struct StackOptions: Sendable {
     /// Memory the robust kernels' frame store may use before spilling to disk, in bytes.
     public var memoryLimit: Int = 2 << 30
     /// Folder for the frame store's temporary file.
-    public var temporaryDirectory: String = "."
+    public var temporaryDirectory: FilePath = "."
     /// Bits per sample the robust kernels' frame store keeps; `nil` (the
     /// default) chooses: 8 when the reference file has 8 bits per sample and
     /// no calibration is applied, else 16.

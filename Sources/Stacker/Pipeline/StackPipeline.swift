@@ -10,21 +10,32 @@ import Synchronization
 public enum StackPipeline {
     /// Stacks the frames at `paths` onto the grid of the reference frame.
     /// - Parameters:
-    ///   - paths: input files (JPEG, PNG, TIFF or FITS), at least two.
+    ///   - paths: input files (JPEG, PNG, TIFF or FITS), at least two;
+    ///     `String`s or `FilePath`s. Reports, warnings, progress and errors
+    ///     name them by `FilePath.description`.
     ///   - options: mode, alignment, reference, threads, limits.
     ///   - progress: called (from any thread) as frames finish.
     /// - Returns: the stacked image and a record per frame.
     /// - Throws: `StackerError` naming the offending file.
-    public static func run(paths: [String], options requested: StackOptions,
+    public static func run(paths: [some FilePathConvertible], options: StackOptions,
                            progress: @Sendable (StackProgress) -> Void = { _ in }) throws -> StackResult {
+        try run(files: paths.map(\.filePath), options: options, progress: progress)
+    }
+
+    /// `run(paths:options:progress:)` on exact file names.
+    private static func run(files paths: [FilePath], options requested: StackOptions,
+                            progress: @Sendable (StackProgress) -> Void) throws -> StackResult {
         let start = ContinuousClock.now
         var chosen = requested
         guard paths.count >= 2 else {
-            throw StackerError.invalidInput(path: paths.first ?? "",
+            throw StackerError.invalidInput(path: paths.first?.description ?? "",
                                             reason: paths.isEmpty ? "no frames given" : "need at least two frames to stack, got one")
         }
         guard chosen.referenceIndex >= 0 && chosen.referenceIndex < paths.count else {
             throw StackerError.invalidInput(path: "", reason: "reference index \(chosen.referenceIndex) is out of range 0…\(paths.count - 1)")
+        }
+        guard chosen.starDetectionSigma > 0 && chosen.starDetectionSigma.isFinite else {
+            throw StackerError.invalidInput(path: "", reason: "the star detection threshold must be a positive number of σ, not \(chosen.starDetectionSigma)")
         }
         if let given = chosen.givenTransforms, given.count != paths.count {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(paths.count) frames")
@@ -70,7 +81,7 @@ public enum StackPipeline {
         let ycbcrFactor: Int?
         if case .ycbcr(let image) = decodedReference.pixels { ycbcrFactor = image.chromaFactor } else { ycbcrFactor = nil }
         let form: DecodedFrame.Form = ycbcrFactor.map { .ycbcr(factor: $0) } ?? (keepBytes ? .bytes : .floats)
-        let read: @Sendable (String) throws -> DecodedFrame = {
+        let read: @Sendable (FilePath) throws -> DecodedFrame = {
             try DecodedFrame.read($0, maxPixels: options.maxPixels, form: form)
         }
 
@@ -113,7 +124,7 @@ public enum StackPipeline {
             let (registrar, seconds) = try measure {
                 try wrapRegistration(refPath) {
                     try FrameRegistrar(reference: referenceLuma, alignment: options.alignment,
-                                       minimumScore: options.minimumScore)
+                                       minimumScore: options.minimumScore, starSigma: options.starDetectionSigma)
                 }
             }
             timings.withLock { $0.register += seconds }
@@ -185,7 +196,7 @@ public enum StackPipeline {
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
             if let original = duplicates[index] {
-                return .success(Prepared(report: FrameReport(path: path, reason: "the same file as frame \(original) (\(paths[original])); used once")))
+                return .success(Prepared(report: FrameReport(path: path.description, reason: "the same file as frame \(original) (\(paths[original])); used once")))
             }
             do {
                 var frame: DecodedFrame
@@ -203,10 +214,10 @@ public enum StackPipeline {
                     frame = d
                 }
                 guard frame.width == width, frame.height == height else {
-                    throw StackerError.invalidInput(path: path, reason: "frame is \(frame.width)×\(frame.height), the reference \(refPath) is \(width)×\(height)")
+                    throw StackerError.invalidInput(path: path.description, reason: "frame is \(frame.width)×\(frame.height), the reference \(refPath) is \(width)×\(height)")
                 }
                 guard frame.channels == channels else {
-                    throw StackerError.invalidInput(path: path, reason: "frame has \(frame.channels) channel(s), the reference \(refPath) has \(channels)")
+                    throw StackerError.invalidInput(path: path.description, reason: "frame has \(frame.channels) channel(s), the reference \(refPath) has \(channels)")
                 }
                 if let calibration, calibrated == nil {
                     let (_, seconds) = measure { calibration.apply(to: &frame.image) }
@@ -225,7 +236,7 @@ public enum StackPipeline {
                 let decoded = frame
                 lazy var lumaPlanes = decoded.luma(downsampledBy: registrar?.searchFactor ?? 1)
                 lazy var floatLuma = lumaPlanes.luma.floatPlane
-                var report = FrameReport(path: path)
+                var report = FrameReport(path: path.description)
                 var gains: [(gain: Float, offset: Float)] = []
                 if options.normalization != .none {
                     let background = index == options.referenceIndex ? referenceBackground : frame.image.backgroundStatistics
@@ -284,9 +295,9 @@ public enum StackPipeline {
                 report.used = true
                 return .success(try deliver(index, report, frame, report.transform, gains))
             } catch {
-                let e = (error as? StackerError) ?? .unreadable(path: path, reason: "\(error)")
+                let e = (error as? StackerError) ?? .unreadable(path: path.description, reason: "\(error)")
                 if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {
-                    return .success(Prepared(report: FrameReport(path: path, reason: e.reason)))
+                    return .success(Prepared(report: FrameReport(path: path.description, reason: e.reason)))
                 }
                 return .failure(e)
             }
@@ -313,7 +324,7 @@ public enum StackPipeline {
             do {
                 registration.publish(.success(try buildRegistration()))
             } catch {
-                let e = (error as? StackerError) ?? .stackingFailed(path: refPath, reason: "\(error)")
+                let e = (error as? StackerError) ?? .stackingFailed(path: refPath.description, reason: "\(error)")
                 registration.publish(.failure(e))
                 throw e
             }
@@ -365,8 +376,8 @@ public enum StackPipeline {
 
     /// For every path that names the same file as an earlier one (after
     /// resolving `.`, `..` and links), the index of that earlier path.
-    static func duplicateIndices(_ paths: [String]) -> [Int: Int] {
-        var firstSeen: [String: Int] = [:]
+    static func duplicateIndices(_ paths: [FilePath]) -> [Int: Int] {
+        var firstSeen: [FilePath: Int] = [:]
         var duplicates: [Int: Int] = [:]
         for (i, p) in paths.enumerated() {
             let key = OutputPath.canonical(p)
@@ -375,10 +386,18 @@ public enum StackPipeline {
         return duplicates
     }
 
-    /// Turns a registration failure into a StackerError about `path`.
-    private static func wrapRegistration<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as RegistrationError {
-            throw StackerError.stackingFailed(path: path, reason: "registration failed: \(e.description)")
+    /// Turns a registration failure into a StackerError about `path`. Too
+    /// few reference stars is advised in the CLI's words: the options that
+    /// choose another reference or lower the detection threshold.
+    private static func wrapRegistration<T>(_ path: FilePath, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch RegistrationError.tooFewStars(let found, let needed, let sigma) {
+            throw StackerError.stackingFailed(
+                path: path.description,
+                reason: "registration failed: found \(found) star\(found == 1 ? "" : "s") in the reference frame; "
+                    + "star alignment needs at least \(needed). Choose a reference with more stars (--reference), "
+                    + "or lower the detection threshold (--star-sigma, now \(JSONText.number(sigma)))")
+        } catch let e as RegistrationError {
+            throw StackerError.stackingFailed(path: path.description, reason: "registration failed: \(e.description)")
         }
     }
 }

@@ -54,7 +54,7 @@ public struct StackReport: Sendable {
     }
 
     /// Writes the report atomically to `path`.
-    public func write(to path: String) throws {
+    public func write(to path: some FilePathConvertible) throws {
         try AtomicFile.write(Array(json.utf8), to: path)
     }
 }
