@@ -210,7 +210,8 @@ typedef struct stack_tiff_raw_ifd {
     int64_t tile_byte_counts;
 } stack_tiff_raw_ifd;
 
-// Reads an unsigned big- or little-endian integer of `width` bytes at `at`.
+// The unsigned big- or little-endian integer of `width` bytes at `p`; exists
+// because the raw IFD may be in either byte order.
 static uint64_t stack_tiff_raw_uint(const unsigned char *p, int width, int little) {
     uint64_t v = 0;
     for (int k = 0; k < width; k++) {
@@ -314,8 +315,8 @@ static int stack_tiff_check_geometry(TIFF *tif, const stack_tiff_io *io, const s
     TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
     if (compression != COMPRESSION_NONE) return STACK_TIFF_OK;
     // libtiff's own count after strip chopping (one strip of an uncompressed
-    // image may have become several, with the byte counts to match).
-    // (Both counts include every plane.)
+    // image may have become several, with the byte counts to match); both
+    // counts include every plane.
     uint32_t chunks = L->tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
     uint32_t lib_per_plane = L->separate && L->samples > 0 ? chunks / L->samples : chunks;
     for (uint32_t k = 0; k < chunks; k++) {
