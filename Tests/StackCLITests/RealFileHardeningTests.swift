@@ -179,4 +179,90 @@ struct RealFileHardeningTests {
         #expect(out.planes.map(\.pixels) == a.planes.map(\.pixels))
         #expect(r.peakKiB < Self.peakLimitKiB, "peak RSS \(r.peakKiB) KiB")
     }
+
+    /// A little-endian classic TIFF, gray 8-bit (or `samples` × `bits`
+    /// float when `bits` is 32), uncompressed: `chunks` stored one after the
+    /// other after the header, then one IFD. `byteCounts` overrides the true
+    /// lengths; `tile` switches from strips of `rowsPerStrip` rows to tiles.
+    static func handMadeTIFF(width: Int, height: Int, samples: Int = 1, bits: Int = 8,
+                             rowsPerStrip: Int? = nil, tile: (Int, Int)? = nil,
+                             chunks: [[UInt8]], byteCounts: [Int]? = nil) -> [UInt8] {
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        var offsets: [Int] = []
+        var data: [UInt8] = []
+        for c in chunks { offsets.append(8 + data.count); data += c }
+        if data.count % 2 == 1 { data.append(0) }
+        // (tag, type 3 = SHORT / 4 = LONG, values)
+        var entries: [(Int, Int, [Int])] = [
+            (256, 4, [width]), (257, 4, [height]), (258, 3, Array(repeating: bits, count: samples)),
+            (259, 3, [1]), (262, 3, [samples >= 3 ? 2 : 1]), (277, 3, [samples]), (284, 3, [1]),
+            (339, 3, Array(repeating: bits == 32 ? 3 : 1, count: samples)),
+        ]
+        let counts = byteCounts ?? chunks.map(\.count)
+        if let (tw, th) = tile {
+            entries += [(322, 4, [tw]), (323, 4, [th]), (324, 4, offsets), (325, 4, counts)]
+        } else {
+            entries += [(273, 4, offsets), (279, 4, counts)]
+            if let rowsPerStrip { entries.append((278, 4, [rowsPerStrip])) }
+        }
+        entries.sort { $0.0 < $1.0 }
+        let ifd = 8 + data.count
+        var extra: [UInt8] = []
+        let extraStart = ifd + 2 + 12 * entries.count + 4
+        var table: [UInt8] = le(entries.count, 2)
+        for (tag, type, values) in entries {
+            let raw = values.flatMap { le($0, type == 3 ? 2 : 4) }
+            table += le(tag, 2) + le(type, 2) + le(values.count, 4)
+            if raw.count <= 4 {
+                table += raw + Array(repeating: 0, count: 4 - raw.count)
+            } else {
+                table += le(extraStart + extra.count, 4)
+                extra += raw
+            }
+        }
+        return Array("II*\0".utf8) + le(ifd, 4) + data + table + le(0, 4) + extra
+    }
+
+    /// The reason `bytes` is refused for, or nil when it decodes.
+    static func refusal(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try ImageFile.decode(bytes: bytes, path: "made.tif")
+            return nil
+        } catch let error as StackerError {
+            return error.reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("strip and tile tables that disagree with the geometry are refused; a consistent file decodes")
+    func stripGeometryChecks() throws {
+        let strips = (0..<4).map { s in (0..<(16 * 64)).map { UInt8(truncatingIfNeeded: $0 + 16 * s) } }
+        let valid = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 16, chunks: strips)
+        let image = try ImageFile.decode(bytes: valid, path: "valid.tif").image
+        #expect(image.width == 64 && image.height == 64 && image.channels == 1)
+        #expect(image.planes[0].pixels[16 * 64 + 3] == Float(UInt8(truncatingIfNeeded: 3 + 16)) / 255)
+
+        // 4 strips where RowsPerStrip says 2.
+        let tooMany = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 32, chunks: strips)
+        #expect(Self.refusal(tooMany)?.contains("4 strip entries") == true, "\(Self.refusal(tooMany) ?? "decoded")")
+
+        // An uncompressed strip whose byte count is shorter than its rows:
+        // libtiff would read the next strip's bytes in its place.
+        let short = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 16, chunks: strips,
+                                      byteCounts: [1024, 1024, 100, 1024])
+        #expect(Self.refusal(short)?.contains("uncompressed strip 2 holds 100 of its 1024 bytes") == true,
+                "\(Self.refusal(short) ?? "decoded")")
+
+        // A tile over the image, within the 16 MB slack, still decodes.
+        let padded = Self.handMadeTIFF(width: 20, height: 20, tile: (32, 32), chunks: [[UInt8](repeating: 7, count: 32 * 32)])
+        #expect(Self.refusal(padded) == nil, "\(Self.refusal(padded) ?? "")")
+
+        // A 4096×4096 RGB float tile (192 MiB) for a 16×16 image: refused
+        // before anything that size is allocated.
+        let huge = Self.handMadeTIFF(width: 16, height: 16, samples: 3, bits: 32, tile: (4096, 4096),
+                                     chunks: [[UInt8](repeating: 0, count: 64)])
+        #expect(Self.refusal(huge)?.contains("a 4096x4096 tile for a 16x16 image") == true,
+                "\(Self.refusal(huge) ?? "decoded")")
+    }
 }
