@@ -113,6 +113,9 @@ static inline void stack_png_free(void *buffer) { free(buffer); }
 /// palette / gray < 8 bits expanded, 16-bit in native byte order).
 /// Checks width × height against `max_pixels` after reading IHDR and before
 /// allocating rows (then returns STACK_PNG_TOO_LARGE with the size in `out`).
+/// Ancillary chunks other than tRNS are skipped unread, so no chunk length
+/// in the file drives an allocation: what is allocated is the rows of the
+/// image IHDR claims plus libpng's fixed buffers.
 /// Exists so that libpng's longjmp stays inside C (see the file comment).
 static inline int stack_png_decode(const unsigned char *data, size_t size, uint64_t max_pixels,
                                    stack_png_image *out, char *message, size_t message_size) {
@@ -146,6 +149,16 @@ static inline int stack_png_decode(const unsigned char *data, size_t size, uint6
         return result;
     }
     png_set_read_fn(png, &ctx, stack_png_read_fn);
+    // Nothing here uses an ancillary chunk (no gamma, colour, text or EXIF
+    // handling; tRNS only feeds the alpha we strip), so libpng skips them all,
+    // unread and unallocated; a negative count means "every known ancillary
+    // chunk but tRNS", and the default covers unknown ones. Otherwise it
+    // allocates and zeroes a buffer of the chunk's declared length before
+    // reading a byte of it: 1 GiB for a 57-byte file whose tEXt, zTXt, iTXt,
+    // pCAL, sCAL or sPLT chunk claims 2^30 bytes. tRNS, PLTE and IHDR are
+    // read into fixed-size buffers; IDAT is inflated in small pieces into the
+    // rows allocated below, after the max_pixels check.
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
     png_read_info(png, info);
 
     png_uint_32 width = 0, height = 0;

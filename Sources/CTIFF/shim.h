@@ -198,10 +198,149 @@ static int stack_tiff_unsupported(char *message, size_t message_size, const char
     return STACK_TIFF_UNSUPPORTED;
 }
 
+/// What the first IFD itself says about where the pixel data lies, read
+/// from the file's bytes. libtiff trims or zero-pads the strip and tile
+/// arrays to the length the image geometry implies, and may rewrite
+/// RowsPerStrip (strip chopping), so a disagreement is visible only here.
+typedef struct stack_tiff_raw_ifd {
+    uint64_t rows_per_strip;  // RowsPerStrip as stored; UINT32_MAX when absent
+    int64_t strip_offsets;    // entry counts; -1 when the tag is absent
+    int64_t strip_byte_counts;
+    int64_t tile_offsets;
+    int64_t tile_byte_counts;
+} stack_tiff_raw_ifd;
+
+// The unsigned big- or little-endian integer of `width` bytes at `p`; exists
+// because the raw IFD may be in either byte order.
+static uint64_t stack_tiff_raw_uint(const unsigned char *p, int width, int little) {
+    uint64_t v = 0;
+    for (int k = 0; k < width; k++) {
+        v |= (uint64_t)p[little ? k : width - 1 - k] << (8 * k);
+    }
+    return v;
+}
+
+// Fills `out` from the first IFD of the classic or BigTIFF file in
+// `data`; returns 0 when the header or IFD is out of bounds (libtiff has
+// then refused the file already, or will). Exists for the geometry check
+// in stack_tiff_read_layout; every read is bounds-checked.
+static int stack_tiff_read_raw_ifd(const unsigned char *data, size_t size, stack_tiff_raw_ifd *out) {
+    out->rows_per_strip = UINT32_MAX;
+    out->strip_offsets = out->strip_byte_counts = out->tile_offsets = out->tile_byte_counts = -1;
+    if (data == NULL || size < 16) return 0;
+    int little = data[0] == 'I' && data[1] == 'I';
+    if (!little && !(data[0] == 'M' && data[1] == 'M')) return 0;
+    uint64_t version = stack_tiff_raw_uint(data + 2, 2, little);
+    int big = version == 43;
+    if (!big && version != 42) return 0;
+    uint64_t ifd = big ? stack_tiff_raw_uint(data + 8, 8, little) : stack_tiff_raw_uint(data + 4, 4, little);
+    int count_width = big ? 8 : 2, entry_size = big ? 20 : 12, value_width = big ? 8 : 4;
+    if (ifd > size || size - ifd < (uint64_t)count_width) return 0;
+    uint64_t entries = stack_tiff_raw_uint(data + ifd, count_width, little);
+    if (entries > (size - ifd - count_width) / (uint64_t)entry_size) return 0;
+    for (uint64_t i = 0; i < entries; i++) {
+        const unsigned char *e = data + ifd + count_width + i * (uint64_t)entry_size;
+        uint64_t tag = stack_tiff_raw_uint(e, 2, little);
+        uint64_t type = stack_tiff_raw_uint(e + 2, 2, little);
+        uint64_t count = stack_tiff_raw_uint(e + 4, big ? 8 : 4, little);
+        const unsigned char *value = e + 4 + (big ? 8 : 4);
+        int64_t n = count > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)count;
+        switch (tag) {
+        case TIFFTAG_ROWSPERSTRIP:
+            // The one value sits in the entry itself when it fits (it always does).
+            if (count >= 1 && type == TIFF_SHORT) out->rows_per_strip = stack_tiff_raw_uint(value, 2, little);
+            else if (count >= 1 && type == TIFF_LONG) out->rows_per_strip = stack_tiff_raw_uint(value, 4, little);
+            else if (count >= 1 && type == TIFF_LONG8 && value_width == 8) out->rows_per_strip = stack_tiff_raw_uint(value, 8, little);
+            break;
+        case TIFFTAG_STRIPOFFSETS: if (out->strip_offsets < 0) out->strip_offsets = n; break;
+        case TIFFTAG_STRIPBYTECOUNTS: if (out->strip_byte_counts < 0) out->strip_byte_counts = n; break;
+        case TIFFTAG_TILEOFFSETS: if (out->tile_offsets < 0) out->tile_offsets = n; break;
+        case TIFFTAG_TILEBYTECOUNTS: if (out->tile_byte_counts < 0) out->tile_byte_counts = n; break;
+        default: break;
+        }
+    }
+    return 1;
+}
+
+// Checks the strip or tile geometry of the open directory against the
+// image size, the way the TIFF specification defines it: as many offsets
+// and byte counts as strips (or tiles) per plane times planes; for
+// uncompressed data, every strip or tile at least as long as its rows
+// (libtiff reads uncompressed data straight from the offset, whatever the
+// byte count says, so a short one would bring in the bytes that follow);
+// no strip or tile much larger than the image. Returns STACK_TIFF_OK or
+// STACK_TIFF_UNSUPPORTED with a sentence. Exists because libtiff repairs such
+// files silently and they then decode to shifted, mixed-up planes.
+static int stack_tiff_check_geometry(TIFF *tif, const stack_tiff_io *io, const stack_tiff_layout *L,
+                                     char *message, size_t message_size) {
+    stack_tiff_raw_ifd raw;
+    if (!stack_tiff_read_raw_ifd(io->input, io->input_size, &raw)) return STACK_TIFF_OK;
+    const char *kind = L->tiled ? "tile" : "strip";
+    uint64_t per_plane;
+    if (L->tiled) {
+        per_plane = (((uint64_t)L->width + L->chunk_width - 1) / L->chunk_width)
+                  * (((uint64_t)L->height + L->chunk_height - 1) / L->chunk_height);
+    } else {
+        uint64_t rows = raw.rows_per_strip == 0 || raw.rows_per_strip > L->height ? L->height : raw.rows_per_strip;
+        per_plane = ((uint64_t)L->height + rows - 1) / rows;
+    }
+    uint64_t expected = per_plane * (L->separate ? L->samples : 1);
+    // libtiff takes either tag for either layout; use the one it would.
+    int64_t offsets = L->tiled ? (raw.tile_offsets >= 0 ? raw.tile_offsets : raw.strip_offsets)
+                               : (raw.strip_offsets >= 0 ? raw.strip_offsets : raw.tile_offsets);
+    int64_t counts = L->tiled ? (raw.tile_byte_counts >= 0 ? raw.tile_byte_counts : raw.strip_byte_counts)
+                              : (raw.strip_byte_counts >= 0 ? raw.strip_byte_counts : raw.tile_byte_counts);
+    char text[200];
+    if ((offsets >= 0 && (uint64_t)offsets != expected) || (counts >= 0 && (uint64_t)counts != expected)) {
+        uint64_t found = offsets >= 0 && (uint64_t)offsets != expected ? (uint64_t)offsets : (uint64_t)counts;
+        if (L->tiled) {
+            snprintf(text, sizeof text, "corrupt TIFF data (%llu tile entries for a %ux%u image in %ux%u tiles%s: %llu expected)",
+                     (unsigned long long)found, L->width, L->height, L->chunk_width, L->chunk_height,
+                     L->separate ? ", separate planes" : "", (unsigned long long)expected);
+        } else {
+            snprintf(text, sizeof text, "corrupt TIFF data (%llu strip entries for %u rows at %llu rows per strip%s: %llu expected)",
+                     (unsigned long long)found, L->height, (unsigned long long)raw.rows_per_strip,
+                     L->separate ? ", separate planes" : "", (unsigned long long)expected);
+        }
+        return stack_tiff_unsupported(message, message_size, text);
+    }
+    uint64_t chunk_size = L->tiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif);
+    uint64_t image_size = (uint64_t)L->width * L->height * L->samples * (uint64_t)(L->bits / 8);
+    if (chunk_size > image_size && chunk_size > ((uint64_t)16 << 20)) {
+        snprintf(text, sizeof text, "corrupt TIFF data (a %ux%u %s for a %ux%u image)",
+                 L->chunk_width, L->chunk_height, kind, L->width, L->height);
+        return stack_tiff_unsupported(message, message_size, text);
+    }
+    uint16_t compression = COMPRESSION_NONE;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    if (compression != COMPRESSION_NONE) return STACK_TIFF_OK;
+    // libtiff's own count after strip chopping (one strip of an uncompressed
+    // image may have become several, with the byte counts to match); both
+    // counts include every plane.
+    uint32_t chunks = L->tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    uint32_t lib_per_plane = L->separate && L->samples > 0 ? chunks / L->samples : chunks;
+    for (uint32_t k = 0; k < chunks; k++) {
+        uint64_t need = chunk_size;
+        if (!L->tiled && lib_per_plane > 0) {
+            uint64_t y0 = (uint64_t)(k % lib_per_plane) * L->chunk_height;
+            uint64_t rows = y0 >= L->height ? 0 : L->height - y0;
+            if (rows > L->chunk_height) rows = L->chunk_height;
+            need = TIFFVStripSize64(tif, (uint32_t)rows);
+        }
+        uint64_t have = TIFFGetStrileByteCount(tif, k);
+        if (have < need) {
+            snprintf(text, sizeof text, "truncated TIFF data (uncompressed %s %u holds %llu of its %llu bytes)",
+                     kind, k, (unsigned long long)have, (unsigned long long)need);
+            return stack_tiff_unsupported(message, message_size, text);
+        }
+    }
+    return STACK_TIFF_OK;
+}
+
 // Reads and checks the first directory's layout; exists so that decoding
 // and the header-only path accept exactly the same files.
-static int stack_tiff_read_layout(TIFF *tif, uint64_t max_pixels, stack_tiff_layout *L,
-                                  char *message, size_t message_size) {
+static int stack_tiff_read_layout(TIFF *tif, const stack_tiff_io *io, uint64_t max_pixels,
+                                  stack_tiff_layout *L, char *message, size_t message_size) {
     memset(L, 0, sizeof *L);
     uint32_t width = 0, height = 0;
     uint16_t bits = 0, samples = 0, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
@@ -293,7 +432,7 @@ static int stack_tiff_read_layout(TIFF *tif, uint64_t max_pixels, stack_tiff_lay
         L->chunk_height = rows == 0 || rows > height ? height : rows;
     }
     if ((uint64_t)width * (uint64_t)height > max_pixels) return STACK_TIFF_TOO_LARGE;
-    return STACK_TIFF_OK;
+    return stack_tiff_check_geometry(tif, io, L, message, message_size);
 }
 
 /// Releases a buffer returned by stack_tiff_decode or stack_tiff_encode.
@@ -322,7 +461,7 @@ static inline int stack_tiff_header(const unsigned char *data, size_t size, uint
     stack_tiff_reader(&io, data, size, message, message_size);
     TIFF *tif = stack_tiff_open(&io, "rm", (tmsize_t)64 << 20);
     if (tif == NULL) return STACK_TIFF_ERROR;
-    int rc = stack_tiff_read_layout(tif, max_pixels, out, message, message_size);
+    int rc = stack_tiff_read_layout(tif, &io, max_pixels, out, message, message_size);
     TIFFClose(tif);
     return rc;
 }
@@ -344,7 +483,7 @@ static inline int stack_tiff_decode(const unsigned char *data, size_t size, uint
     TIFF *tif = stack_tiff_open(&io, "rm", (tmsize_t)cap);
     if (tif == NULL) return STACK_TIFF_ERROR;
     stack_tiff_layout L;
-    int rc = stack_tiff_read_layout(tif, max_pixels, &L, message, message_size);
+    int rc = stack_tiff_read_layout(tif, &io, max_pixels, &L, message, message_size);
     out->layout = L;
     if (rc != STACK_TIFF_OK) { TIFFClose(tif); return rc; }
 

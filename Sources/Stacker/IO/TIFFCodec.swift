@@ -14,7 +14,12 @@ import Registration
 /// values are scaled to 0…1 (/ 255, / 65535), floats are kept as stored
 /// (NaN and ±infinity become 0). The Orientation tag is not applied.
 /// Refused with a reason: palette, CMYK, min-is-white, 1/2/4/12-bit,
-/// signed-integer and 64-bit float files.
+/// signed-integer and 64-bit float files; files whose strip or tile tables
+/// disagree with the image geometry (the IFD's own count of offsets or byte
+/// counts is not strips-or-tiles per plane × planes, an uncompressed strip
+/// or tile is shorter than its rows, a strip or tile is over 16 MB and
+/// larger than the whole image), which libtiff would otherwise repair
+/// silently into shifted or mixed-up planes.
 enum TIFFCodec {
     /// Little-endian classic TIFF (`II*\0`), big-endian (`MM\0*`), and the
     /// BigTIFF variants (`II+\0`, `MM\0+`), which libtiff reads too.

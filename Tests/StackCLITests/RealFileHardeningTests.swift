@@ -1,0 +1,306 @@
+import Foundation
+import Testing
+@testable import Stacker
+
+/// Real files from other projects' test suites (`Tests/Fixtures/real/`, see
+/// its README) through the built `stack` binary: each is refused with one
+/// line naming it, exit 1, and without the memory its headers ask for
+/// (issue 22, items 2 and 3).
+@Suite("stack on real-world hostile files")
+struct RealFileHardeningTests {
+    /// `Tests/Fixtures/real/`, from this file's location.
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/real").path
+
+    /// libpng's 57-byte crashers whose one chunk claims 2^30 bytes.
+    static let hugeChunkPNGs = ["tEXt", "zTXt", "iTXt", "pCAL", "sCAL", "sPLT"].map { "huge_\($0)_chunk.png" }
+
+    /// Peak resident memory allowed for a run on a file under 1 MB. The
+    /// debug binary peaks near 20 MB on these; before the fix each PNG
+    /// took 1,065 MB, and six of them together 6.3 GB. A reading of 0 means
+    /// the measurement saw nothing, and fails too.
+    static let peakLimitKiB = 100 * 1024
+
+    /// A finished child: exit status, what it wrote to stderr, and the
+    /// highest resident set size seen in KiB (see `measuredRun`).
+    struct MeasuredRun {
+        let status: Int32
+        let stderr: String
+        let peakKiB: Int
+    }
+
+    /// VmHWM (peak resident set of the process's current address space) in
+    /// KiB from /proc/`pid`/status, once the process runs `name` (the Name
+    /// line); nil before its exec, after its exit, or when unreadable.
+    static func highWaterKiB(of pid: pid_t, running name: String) -> Int? {
+        let fd = open("/proc/\(pid)/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n <= 0 { break }
+            count += n
+        }
+        var seenName: Substring?
+        var peak: Int?
+        for line in String(decoding: bytes[..<count], as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 2 else { continue }
+            if fields[0] == "Name:" { seenName = fields[1] }
+            if fields[0] == "VmHWM:" { peak = Int(fields[1]) }
+        }
+        guard let seenName, name.hasPrefix(seenName) else { return nil }
+        return peak
+    }
+
+    /// Runs `stack` with `arguments` and measures the child's own peak RSS.
+    /// Not `CLIHarness.run` (Foundation's `Process` reaps the child itself),
+    /// and not `ru_maxrss` from `wait4` or `RUSAGE_CHILDREN`: `posix_spawn`
+    /// starts the child in this process's address space (vfork), and Linux
+    /// carries that address space's high-water mark, that of the whole test
+    /// process, into the child's `ru_maxrss` at exec. So this polls the
+    /// child's VmHWM every millisecond after its exec until it exits: never
+    /// more than the child's own peak, and a 1 GiB allocation that is zeroed
+    /// lasts long enough to be seen. stdout goes to /dev/null, stderr to a
+    /// file in `folder`.
+    static func measuredRun(_ arguments: [String], in folder: String) throws -> MeasuredRun {
+        let errPath = folder + "/stderr.txt"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([CLIHarness.binary] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, CLIHarness.binary, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw StackerError.unreadable(path: CLIHarness.binary, reason: "posix_spawn failed: \(spawned)")
+        }
+        let name = (CLIHarness.binary as NSString).lastPathComponent
+        var status: Int32 = 0
+        var peak = 0
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid || (done < 0 && errno != EINTR) { break }
+            if let k = highWaterKiB(of: pid, running: name) { peak = max(peak, k) }
+            usleep(1000)
+        }
+        // WIFEXITED / WEXITSTATUS by hand (macros do not reach Swift); a
+        // signal death reports 128 + the signal, as a shell would.
+        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return MeasuredRun(status: exit, stderr: text, peakKiB: peak)
+    }
+
+    /// `count` copies of the fixture `name` in `folder` (stack refuses the
+    /// same file twice, so a file is stacked with copies of itself).
+    static func copies(of name: String, _ count: Int, in folder: String) throws -> [String] {
+        let ext = (name as NSString).pathExtension
+        let base = (name as NSString).deletingPathExtension
+        return try (0..<count).map { k in
+            let path = folder + "/\(base)-\(k).\(ext)"
+            try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: path)
+            return path
+        }
+    }
+
+    @Test("each huge-chunk PNG is refused in one line, exit 1, peak RSS under 100 MB",
+          arguments: hugeChunkPNGs)
+    func hugeChunkRefused(name: String) throws {
+        let dir = try CLIHarness.temporaryFolder("huge\(name)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = try Self.copies(of: name, 2, in: dir)
+        let r = try Self.measuredRun(["--output", dir + "/out.png"] + frames, in: dir)
+        #expect(r.status == 1, "status \(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "one line expected: \(r.stderr)")
+        #expect(r.stderr.hasPrefix("stack: error: \(frames[0]): "), "\(r.stderr)")
+        #expect(r.stderr.contains("PNG"), "\(r.stderr)")
+        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB for \(name)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png"))
+    }
+
+    @Test("all six skipped under --skip-bad --threads 8 between two good frames, peak RSS under 100 MB")
+    func hugeChunksSkipped() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var gray = Image(width: 32, height: 32, channels: 1, repeating: 0.25)
+        for k in gray.planes[0].pixels.indices { gray.planes[0].pixels[k] = Float(k % 97) / 97 }
+        let good = try ImageFile.encode(gray, format: .png)
+        let first = dir + "/first.png", last = dir + "/last.png"
+        try Data(good).write(to: URL(fileURLWithPath: first))
+        try Data(good).write(to: URL(fileURLWithPath: last))
+        let bad = try Self.hugeChunkPNGs.flatMap { try Self.copies(of: $0, 1, in: dir) }
+        let r = try Self.measuredRun(["--skip-bad", "--threads", "8", "--align", "none",
+                                      "--output", dir + "/out.png", first] + bad + [last], in: dir)
+        #expect(r.status == 0, "status \(r.status): \(r.stderr)")
+        let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("stack: warning: ") }
+        #expect(warnings.count == bad.count, "\(r.stderr)")
+        for path in bad { #expect(warnings.contains { $0.hasPrefix("stack: warning: \(path): ") }, "\(path): \(r.stderr)") }
+        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB")
+    }
+
+    @Test("the TIFF with 2^31+1 rows per strip and 39 strips is refused in one line, exit 1")
+    func overflowRowsPerStripRefused() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let frames = try Self.copies(of: "tiff_overflow_rows_per_strip.tif", 2, in: dir)
+        let r = try Self.measuredRun(["--output", dir + "/out.png"] + frames, in: dir)
+        #expect(r.status == 1, "status \(r.status): \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line expected: \(r.stderr)")
+        #expect(r.stderr.hasPrefix("stack: error: \(frames[0]): corrupt TIFF data"), "\(r.stderr)")
+        #expect(r.stderr.contains("39 strip entries"), "\(r.stderr)")
+        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png"))
+    }
+
+    /// CRC-32 lookup table (PNG's polynomial, reflected): the bitwise
+    /// `crc32` takes seconds over megabytes in a debug build.
+    static let crcTable: [UInt32] = (0..<256).map { n in
+        (0..<8).reduce(UInt32(n)) { c, _ in c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    }
+
+    /// The PNG chunk CRC of `body` (type + data), by table.
+    static func chunkCRC(_ body: [UInt8]) -> UInt32 {
+        ~body.reduce(UInt32.max) { c, b in crcTable[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
+    }
+
+    /// `png` with `chunks` (type, data) inserted right after IHDR, each with
+    /// its CRC.
+    static func inserting(_ chunks: [(String, [UInt8])], afterIHDROf png: [UInt8]) -> [UInt8] {
+        func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+        var extra = [UInt8]()
+        for (type, data) in chunks {
+            let body = Array(type.utf8) + data
+            extra += be32(data.count) + body + be32(Int(chunkCRC(body)))
+        }
+        let ihdrEnd = 8 + 4 + 4 + 13 + 4
+        return Array(png[..<ihdrEnd]) + extra + Array(png[ihdrEnd...])
+    }
+
+    @Test("a valid PNG with a 9 MB tEXt and a 1 MB iTXt chunk decodes to the same pixels; one with 1 MB stacks")
+    func bigTextChunksStillDecode() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var rgb = Image(width: 24, height: 20, channels: 3)
+        for c in 0..<3 {
+            for k in rgb.planes[c].pixels.indices { rgb.planes[c].pixels[k] = Float((k * (c + 3)) % 251) / 255 }
+        }
+        let plain = try ImageFile.encode(rgb, format: .png)
+        func withText(_ textBytes: Int, _ xmpBytes: Int) -> [UInt8] {
+            let tEXt = Array("Comment".utf8) + [0] + [UInt8](repeating: UInt8(ascii: "x"), count: textBytes)
+            let iTXt = Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0]  // uncompressed, no language or translation
+                + [UInt8](repeating: UInt8(ascii: "y"), count: xmpBytes)
+            return Self.inserting([("tEXt", tEXt), ("iTXt", iTXt)], afterIHDROf: plain)
+        }
+        // The tEXt is over libpng's own 8,000,000-byte chunk limit, which it
+        // only warns about: a fix that made that limit fatal would fail here.
+        let big = withText(9 << 20, 1 << 20)
+        let a = try ImageFile.decode(bytes: plain, path: "plain.png").image
+        let b = try ImageFile.decode(bytes: big, path: "big.png").image
+        #expect(b.width == a.width && b.height == a.height && b.channels == a.channels)
+        #expect(b.planes.map(\.pixels) == a.planes.map(\.pixels))
+
+        // Through the binary with a smaller file: a debug build reads files
+        // at about 2 s per 10 MB.
+        let frames = [dir + "/a.png", dir + "/b.png"]
+        for f in frames { try Data(withText(1 << 20, 1 << 18)).write(to: URL(fileURLWithPath: f)) }
+        let r = try Self.measuredRun(["--align", "none", "--output", dir + "/out.png"] + frames, in: dir)
+        #expect(r.status == 0, "status \(r.status): \(r.stderr)")
+        let out = try ImageFile.read(dir + "/out.png").image
+        #expect(out.planes.map(\.pixels) == a.planes.map(\.pixels))
+        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB")
+    }
+
+    /// A little-endian classic TIFF, gray 8-bit (or `samples` × `bits`
+    /// float when `bits` is 32), uncompressed: `chunks` stored one after the
+    /// other after the header, then one IFD. `byteCounts` overrides the true
+    /// lengths; `tile` switches from strips of `rowsPerStrip` rows to tiles.
+    static func handMadeTIFF(width: Int, height: Int, samples: Int = 1, bits: Int = 8,
+                             rowsPerStrip: Int? = nil, tile: (Int, Int)? = nil,
+                             chunks: [[UInt8]], byteCounts: [Int]? = nil) -> [UInt8] {
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        var offsets: [Int] = []
+        var data: [UInt8] = []
+        for c in chunks { offsets.append(8 + data.count); data += c }
+        if data.count % 2 == 1 { data.append(0) }
+        // (tag, type 3 = SHORT / 4 = LONG, values)
+        var entries: [(Int, Int, [Int])] = [
+            (256, 4, [width]), (257, 4, [height]), (258, 3, Array(repeating: bits, count: samples)),
+            (259, 3, [1]), (262, 3, [samples >= 3 ? 2 : 1]), (277, 3, [samples]), (284, 3, [1]),
+            (339, 3, Array(repeating: bits == 32 ? 3 : 1, count: samples)),
+        ]
+        let counts = byteCounts ?? chunks.map(\.count)
+        if let (tw, th) = tile {
+            entries += [(322, 4, [tw]), (323, 4, [th]), (324, 4, offsets), (325, 4, counts)]
+        } else {
+            entries += [(273, 4, offsets), (279, 4, counts)]
+            if let rowsPerStrip { entries.append((278, 4, [rowsPerStrip])) }
+        }
+        entries.sort { $0.0 < $1.0 }
+        let ifd = 8 + data.count
+        var extra: [UInt8] = []
+        let extraStart = ifd + 2 + 12 * entries.count + 4
+        var table: [UInt8] = le(entries.count, 2)
+        for (tag, type, values) in entries {
+            let raw = values.flatMap { le($0, type == 3 ? 2 : 4) }
+            table += le(tag, 2) + le(type, 2) + le(values.count, 4)
+            if raw.count <= 4 {
+                table += raw + Array(repeating: 0, count: 4 - raw.count)
+            } else {
+                table += le(extraStart + extra.count, 4)
+                extra += raw
+            }
+        }
+        return Array("II*\0".utf8) + le(ifd, 4) + data + table + le(0, 4) + extra
+    }
+
+    /// The reason `bytes` is refused for, or nil when it decodes.
+    static func refusal(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try ImageFile.decode(bytes: bytes, path: "made.tif")
+            return nil
+        } catch let error as StackerError {
+            return error.reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("strip and tile tables that disagree with the geometry are refused; a consistent file decodes")
+    func stripGeometryChecks() throws {
+        let strips = (0..<4).map { s in (0..<(16 * 64)).map { UInt8(truncatingIfNeeded: $0 + 16 * s) } }
+        let valid = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 16, chunks: strips)
+        let image = try ImageFile.decode(bytes: valid, path: "valid.tif").image
+        #expect(image.width == 64 && image.height == 64 && image.channels == 1)
+        #expect(image.planes[0].pixels[16 * 64 + 3] == Float(UInt8(truncatingIfNeeded: 3 + 16)) / 255)
+
+        // 4 strips where RowsPerStrip says 2.
+        let tooMany = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 32, chunks: strips)
+        #expect(Self.refusal(tooMany)?.contains("4 strip entries") == true, "\(Self.refusal(tooMany) ?? "decoded")")
+
+        // An uncompressed strip whose byte count is shorter than its rows:
+        // libtiff would read the next strip's bytes in its place.
+        let short = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 16, chunks: strips,
+                                      byteCounts: [1024, 1024, 100, 1024])
+        #expect(Self.refusal(short)?.contains("uncompressed strip 2 holds 100 of its 1024 bytes") == true,
+                "\(Self.refusal(short) ?? "decoded")")
+
+        // A tile over the image, within the 16 MB slack, still decodes.
+        let padded = Self.handMadeTIFF(width: 20, height: 20, tile: (32, 32), chunks: [[UInt8](repeating: 7, count: 32 * 32)])
+        #expect(Self.refusal(padded) == nil, "\(Self.refusal(padded) ?? "")")
+
+        // A 4096×4096 RGB float tile (192 MiB) for a 16×16 image: refused
+        // before anything that size is allocated.
+        let huge = Self.handMadeTIFF(width: 16, height: 16, samples: 3, bits: 32, tile: (4096, 4096),
+                                     chunks: [[UInt8](repeating: 0, count: 64)])
+        #expect(Self.refusal(huge)?.contains("a 4096x4096 tile for a 16x16 image") == true,
+                "\(Self.refusal(huge) ?? "decoded")")
+    }
+}
