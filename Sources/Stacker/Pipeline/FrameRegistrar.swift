@@ -92,7 +92,9 @@ struct FrameRegistrar: Sendable {
             case .bytes(let plane): e = try r.estimate(plane, downsampled: downsampled)
             }
             return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil,
-                            rejection: e.isAccepted ? nil : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
+                            rejection: e.isAccepted ? nil
+                                : e.masked ? r.options.maskedRejection(score: e.score, overlapAgreement: e.overlapAgreement ?? 0)
+                                : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
                             overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
         case .homography(let r):
             let e = try r.estimate(luma.floatPlane)
