@@ -82,6 +82,35 @@ struct MaskedRegistrationTests {
         #expect(FillMask.detect(Self.filled(plain, keep: { x, _ in x > 0 })) == nil)
     }
 
+    @Test("growing and shrinking a mask: every pixel within the radius of a fill becomes fill; a coarse pixel is valid only when all its pixels are")
+    func dilationAndDownsampling() {
+        var rng = SplitMix64(seed: 5)
+        let w = 37, h = 23
+        let valid = (0..<(w * h)).map { _ in UInt8(rng.uniform() < 0.03 ? 0 : 1) }
+        let mask = FillMask(width: w, height: h, valid: valid)
+        for r in [1, 3] {
+            let grown = mask.dilated(by: r)
+            for y in 0..<h {
+                for x in 0..<w {
+                    var near = false
+                    for j in max(0, y - r)...min(h - 1, y + r) {
+                        for i in max(0, x - r)...min(w - 1, x + r) where valid[j * w + i] == 0 { near = true }
+                    }
+                    #expect(grown.valid[y * w + x] == (near ? 0 : 1), "r \(r) at (\(x), \(y))")
+                }
+            }
+        }
+        let small = mask.downsampled(by: 2)
+        #expect(small.width == w / 2 && small.height == h / 2)
+        for y in 0..<small.height {
+            for x in 0..<small.width {
+                let all = valid[2 * y * w + 2 * x] & valid[2 * y * w + 2 * x + 1] & valid[(2 * y + 1) * w + 2 * x]
+                    & valid[(2 * y + 1) * w + 2 * x + 1]
+                #expect(small.valid[y * small.width + x] == all)
+            }
+        }
+    }
+
     @Test("the matching frame without a fill keeps the unmasked path")
     func unmaskedKeepsFastPath() throws {
         let texture = Texture(seed: 63, width: Self.width, height: Self.height)

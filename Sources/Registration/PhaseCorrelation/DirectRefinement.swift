@@ -197,11 +197,15 @@ struct DirectRefinement: Sendable {
         /// interpolation reads `taps` px either side of a sample).
         let frame: [UInt8]?
 
-        /// From the fill masks of the reference and the frame (either may be nil).
-        init(reference: FillMask?, frame: FillMask?) {
-            self.reference = reference?.dilated(by: 1).valid
+        /// From the fill masks of the reference and the frame (either may be
+        /// nil); `reference` already grown (`grownReference`, made once per reference).
+        init(grownReference reference: [UInt8]?, frame: FillMask?) {
+            self.reference = reference
             self.frame = frame?.dilated(by: DirectRefinement.taps).valid
         }
+
+        /// The reference's validity as `reference` wants it: its fill grown by 1 px.
+        static func grownReference(_ mask: FillMask?) -> [UInt8]? { mask?.dilated(by: 1).valid }
     }
 
     /// The Gauss–Newton state: the shift `u` (= −d) the frame is sampled

@@ -120,17 +120,21 @@ public struct FillMask: Sendable, Equatable {
                 x -= 1
             }
         }
+        // Columns, row by row (cache-friendly): the last fill row seen in
+        // each column going down, then the next one going up.
         var out = [UInt8](repeating: 1, count: w * h)
-        for x in 0..<w {
-            var lastFill = Int.min / 2
-            for y in 0..<h {
-                if rows[y * w + x] == 0 { lastFill = y }
-                if y - lastFill <= radius { out[y * w + x] = 0 }
+        var near = [Int](repeating: Int.min / 2, count: w)
+        for y in 0..<h {
+            for x in 0..<w {
+                if rows[y * w + x] == 0 { near[x] = y }
+                if y - near[x] <= radius { out[y * w + x] = 0 }
             }
-            var nextFill = Int.max / 2
-            for y in stride(from: h - 1, through: 0, by: -1) {
-                if rows[y * w + x] == 0 { nextFill = y }
-                if nextFill - y <= radius { out[y * w + x] = 0 }
+        }
+        for x in 0..<w { near[x] = Int.max / 2 }
+        for y in stride(from: h - 1, through: 0, by: -1) {
+            for x in 0..<w {
+                if rows[y * w + x] == 0 { near[x] = y }
+                if near[x] - y <= radius { out[y * w + x] = 0 }
             }
         }
         return FillMask(width: w, height: h, valid: out, fill: fill)

@@ -76,6 +76,8 @@ public final class TranslationRegistrar: Sendable {
     private let referenceMask: FillMask?
     /// `referenceMask` shrunk to the search plane.
     private let smallReferenceMask: FillMask?
+    /// `referenceMask` grown for the direct refinement (`DirectRefinement.Masks`).
+    private let grownReferenceMask: [UInt8]?
     /// The masked search against the reference (`MaskedCorrelation`), made
     /// when the first frame with a fill arrives (or at once when the
     /// reference has one); `.some(nil)` when the reference has no texture.
@@ -115,6 +117,7 @@ public final class TranslationRegistrar: Sendable {
         direct = DirectRefinement(reference: reference)
         referenceMask = FillMask.detect(reference)
         smallReferenceMask = referenceMask?.downsampled(by: factor)
+        grownReferenceMask = DirectRefinement.Masks.grownReference(referenceMask)
         masked = Mutex(referenceMask == nil ? nil : .some(try MaskedCorrelation(reference: small, mask: smallReferenceMask)))
     }
 
@@ -217,7 +220,7 @@ public final class TranslationRegistrar: Sendable {
         }
         let f = Double(factor)
         var dx = peak.dx * f, dy = peak.dy * f
-        if let d = direct.refine(frame, dx: dx, dy: dy, masks: .init(reference: referenceMask, frame: mask)) {
+        if let d = direct.refine(frame, dx: dx, dy: dy, masks: .init(grownReference: grownReferenceMask, frame: mask)) {
             (dx, dy) = (d.dx, d.dy)
         }
         let score = min(1, max(0, peak.correlation))
