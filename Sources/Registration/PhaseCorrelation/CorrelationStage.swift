@@ -366,6 +366,17 @@ struct CorrelationStage: Sendable {
                     height: Double(best) / total)
     }
 
+    /// The smallest `n ≥ limit` whose only prime factors are 2, 3 and 5.
+    static func fastSize(atLeast limit: Int) -> Int {
+        var n = max(1, limit)
+        while true {
+            var r = n
+            for p in [2, 3, 5] { while r % p == 0 { r /= p } }
+            if r == 1 { return n }
+            n += 1
+        }
+    }
+
     /// The largest `n ≤ limit` whose only prime factors are 2, 3 and 5 (fast FFT sizes).
     static func fastSize(atMost limit: Int) -> Int {
         var n = max(1, limit)

@@ -156,7 +156,12 @@ struct DirectRefinement: Sendable {
     /// the weighted normal matrix is singular (blank or one-dimensional
     /// texture) or the estimate runs off by more than `slack`; the caller
     /// then keeps its own estimate.
-    func refine<F: SamplePlane>(_ frame: F, dx: Double, dy: Double) -> (dx: Double, dy: Double)? {
+    ///
+    /// `masks` (the masked path of `TranslationRegistrar`): pixels whose
+    /// reference sample or gradient, or whose frame taps, touch a fill get no
+    /// weight; nil keeps every pixel (and the arithmetic of the unmasked path).
+    func refine<F: SamplePlane>(_ frame: F, dx: Double, dy: Double,
+                                masks: Masks? = nil) -> (dx: Double, dy: Double)? {
         guard frame.width == width, frame.height == height else { return nil }
         // u = −d: the frame is sampled at x + u.
         let u0x = -dx, u0y = -dy
@@ -175,12 +180,32 @@ struct DirectRefinement: Sendable {
         var residual = [Float](repeating: 0, count: full.count * rw)
         if early.count < full.count {
             guard iterate(frame, rows: early, x0: x0, width: rw, until: Self.earlyConvergence,
-                          state: &state, residual: &residual) else { return nil }
+                          state: &state, residual: &residual, masks: masks) else { return nil }
             state.previous = nil        // the next sample set has its own optimum: no ratio across it
         }
         guard iterate(frame, rows: full, x0: x0, width: rw, until: Self.convergence,
-                      state: &state, residual: &residual) else { return nil }
+                      state: &state, residual: &residual, masks: masks) else { return nil }
         return (-state.ux, -state.uy)
+    }
+
+    /// Where the refinement may look (1 = data), full resolution, row-major;
+    /// nil: everywhere. Build with `init(reference:frame:)`.
+    struct Masks: Sendable {
+        /// The reference's valid pixels, the fill grown by 1 px (central-difference gradient).
+        let reference: [UInt8]?
+        /// The frame's valid pixels, the fill grown by `taps` px (the
+        /// interpolation reads `taps` px either side of a sample).
+        let frame: [UInt8]?
+
+        /// From the fill masks of the reference and the frame (either may be
+        /// nil); `reference` already grown (`grownReference`, made once per reference).
+        init(grownReference reference: [UInt8]?, frame: FillMask?) {
+            self.reference = reference
+            self.frame = frame?.dilated(by: DirectRefinement.taps).valid
+        }
+
+        /// The reference's validity as `reference` wants it: its fill grown by 1 px.
+        static func grownReference(_ mask: FillMask?) -> [UInt8]? { mask?.dilated(by: 1).valid }
     }
 
     /// The Gauss–Newton state: the shift `u` (= −d) the frame is sampled
@@ -209,13 +234,14 @@ struct DirectRefinement: Sendable {
     /// `relaxationRange`. The fixed point is the same; it is reached in 2–4
     /// iterations instead of 4–8.
     private func iterate<F: SamplePlane>(_ frame: F, rows: [Int], x0: Int, width rw: Int, until tolerance: Double,
-                         state: inout Iterate, residual: inout [Float]) -> Bool {
+                         state: inout Iterate, residual: inout [Float], masks: Masks?) -> Bool {
         let a = Self.taps
         let count = rows.count * rw
         var column = [Float](repeating: 0, count: rw + 2 * a)
         let stride = max(1, count / Self.madSamples)
         var sample = [Float](repeating: 0, count: (count + stride - 1) / stride)
         let slack = Double(Self.slack)
+        var validity: [Float]? = nil
         for _ in 0..<Self.maxIterations {
             let kx = Int(state.ux.rounded(.down)), ky = Int(state.uy.rounded(.down))
             let wx = Self.kernelWeights(state.ux - Double(kx))
@@ -246,6 +272,9 @@ struct DirectRefinement: Sendable {
                 }
               }
             }
+            // Masked: no residual (and, below, no weight) where a fill is read.
+            if let masks { validity = Self.validity(masks, rows: rows, x0: x0, width: rw, shift: (kx, ky),
+                                                    planeWidth: width, zeroing: &residual) }
             // Robust scale: 1.4826 · median |r| over an even subsample.
             residual.withUnsafeBufferPointer { res in
                 sample.withUnsafeMutableBufferPointer { sp in
@@ -259,6 +288,16 @@ struct DirectRefinement: Sendable {
                 residual.withUnsafeBufferPointer { res in
                     reference.pixels.withUnsafeBufferPointer { rbuf in
                         guard let op = res.baseAddress, let rp = rbuf.baseAddress, let sp = scratch.baseAddress else { return }
+                        if let validity {
+                            validity.withUnsafeBufferPointer { vb in
+                                guard let vp = vb.baseAddress else { return }
+                                for (j, y) in rows.enumerated() {
+                                    n.accumulate(residuals: op + j * rw, reference: rp + y * width + x0, rowStride: width,
+                                                 count: rw, inverseSigma: 1 / sigma, scratch: sp, validity: vp + j * rw)
+                                }
+                            }
+                            return
+                        }
                         for (j, y) in rows.enumerated() {
                             n.accumulate(residuals: op + j * rw, reference: rp + y * width + x0, rowStride: width,
                                          count: rw, inverseSigma: 1 / sigma, scratch: sp)
@@ -281,6 +320,23 @@ struct DirectRefinement: Sendable {
             if max(abs(sx), abs(sy)) < tolerance { break }
         }
         return true
+    }
+
+    /// 1 where sample `(x0 + i, rows[j])` of the reference and the frame taps
+    /// around `(x0 + i + kx, rows[j] + ky)` lie outside every fill, else 0
+    /// (and its residual set to 0), for `i < width`, row-major by `j`.
+    private static func validity(_ masks: Masks, rows: [Int], x0: Int, width rw: Int, shift: (Int, Int),
+                                 planeWidth w: Int, zeroing residual: inout [Float]) -> [Float] {
+        var out = [Float](repeating: 1, count: rows.count * rw)
+        for (j, y) in rows.enumerated() {
+            for i in 0..<rw {
+                let x = x0 + i
+                let ok = (masks.reference?[y * w + x] ?? 1) != 0
+                    && (masks.frame?[(y + shift.1) * w + x + shift.0] ?? 1) != 0
+                if !ok { out[j * rw + i] = 0; residual[j * rw + i] = 0 }
+            }
+        }
+        return out
     }
 
     /// At most `budget / width` rows of `range`, as evenly spread bands of
@@ -346,12 +402,14 @@ struct DirectRefinement: Sendable {
         @inline(__always)
         mutating func accumulate(residuals res: UnsafePointer<Float>, reference ref: UnsafePointer<Float>,
                                  rowStride: Int, count: Int, inverseSigma: Float,
-                                 scratch weights: UnsafeMutablePointer<Float>) {
+                                 scratch weights: UnsafeMutablePointer<Float>,
+                                 validity: UnsafePointer<Float>? = nil) {
             typealias V = SIMD8<Float>
             var sxx = V(), sxy = V(), syy = V(), sbx = V(), sby = V()
             let half = V(repeating: 0.5)
             // Weights first, in a plain elementwise loop (vectorised by the compiler).
             DirectRefinement.huberWeights(res, count: count, inverseSigma: inverseSigma, into: weights)
+            if let validity { for i in 0..<count { weights[i] *= validity[i] } }
             func load(_ p: UnsafePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
             var i = 0
             while i + 8 <= count {

@@ -46,7 +46,13 @@ struct OverlapAgreement {
     /// The share (0…1) of the `blockSize` blocks of the overlap of
     /// `frame(x, y)` and `reference(x + dx, y + dy)` that confirm the shift;
     /// 0 when the planes differ in size or the overlap holds no block.
-    static func measure(frame: Plane, reference: Plane, dx: Double, dy: Double) -> Double {
+    ///
+    /// With fill masks (same size as the planes; `FillMask`), a block that
+    /// reads any fill, in the frame or in the reference around its shifted
+    /// place, is left out of both counts: a fill shared by both frames
+    /// would otherwise confirm shift 0 with its edges.
+    static func measure(frame: Plane, reference: Plane, dx: Double, dy: Double,
+                        frameMask: FillMask? = nil, referenceMask: FillMask? = nil) -> Double {
         guard frame.width == reference.width, frame.height == reference.height,
               dx.isFinite, dy.isFinite else { return 0 }
         let w = frame.width, h = frame.height, b = blockSize, d = probe
@@ -78,11 +84,29 @@ struct OverlapAgreement {
                 }
             }
         }
-        var confirmed = 0
+        var confirmed = 0, considered = bx * by
+        // Whether the block at (p, q) reads only data (always, without masks).
+        func readsData(_ p: Int, _ q: Int) -> Bool {
+            if let m = frameMask, m.width == w, m.height == h {
+                for j in 0..<b { for i in 0..<b where m.valid[(sy + q * b + j) * w + sx + p * b + i] == 0 { return false } }
+            }
+            if let m = referenceMask, m.width == w, m.height == h {
+                // The bilinear taps of the block and its `probe` neighbourhood.
+                for j in 0...(b + 2 * d) {
+                    let row = (sy + q * b - d + j + iy) * w + sx + p * b - d + ix
+                    for i in 0...(b + 2 * d) where m.valid[row + i] == 0 { return false }
+                }
+            }
+            return true
+        }
         frame.pixels.withUnsafeBufferPointer { f in
             shifted.withUnsafeBufferPointer { s in
                 for q in 0..<by {
                     for p in 0..<bx {
+                        if (frameMask != nil || referenceMask != nil) && !readsData(p, q) {
+                            considered -= 1
+                            continue
+                        }
                         let block = Block(frame: f, width: w, x: sx + p * b, y: sy + q * b)
                         let c0 = block.correlation(with: s, width: rw, x: p * b + d, y: q * b + d)
                         guard c0 >= blockCorrelation else { continue }
@@ -97,7 +121,7 @@ struct OverlapAgreement {
                 }
             }
         }
-        return Double(confirmed) / Double(bx * by)
+        return considered > 0 ? Double(confirmed) / Double(considered) : 0
     }
 
     /// One frame block's detrended sums, correlated against reference blocks.

@@ -115,6 +115,21 @@ public struct TranslationOptions: Sendable, Equatable {
     }
 }
 
+extension TranslationOptions {
+    /// Why a frame of the masked path (frame or reference with a fill, see
+    /// `TranslationEstimate.masked`) was refused: it needs both the masked
+    /// correlation ≥ `minimumScore` and the overlap agreement ≥
+    /// `minimumAgreement`, e.g. "the frame or the reference has a constant
+    /// fill; outside it the masked correlation is 0.31 (threshold 0.06) and
+    /// the overlap agreement 0.004 (threshold 0.1): the match is not confirmed".
+    public func maskedRejection(score: Double, overlapAgreement: Double) -> String {
+        func f(_ x: Double) -> String { cFormat("%.3g", x) }
+        return "the frame or the reference has a constant fill; outside it the masked correlation is \(f(score)) "
+            + "(threshold \(f(minimumScore))) and the overlap agreement \(f(overlapAgreement)) (threshold "
+            + "\(f(minimumAgreement))): the match is not confirmed"
+    }
+}
+
 /// A measured translation of a frame relative to the reference.
 ///
 /// `(dx, dy)` in full-resolution pixels: the frame pixel at `(x, y)` shows
@@ -143,14 +158,22 @@ public struct TranslationEstimate: Sendable, Equatable {
     /// only when `score` is below `minimumScore` (2.3–3.8 ms at 4 and 12 MP,
     /// release, on a busy 2-core machine), else nil.
     public var overlapAgreement: Double?
+    /// True when the frame or the reference holds a fill (`FillMask`) and
+    /// was registered by the masked path: then `score` is the masked
+    /// normalised cross-correlation at the shift, `overlapAgreement` is
+    /// always measured (on the blocks that read no fill), and acceptance
+    /// needs both to reach their thresholds.
+    public var masked: Bool
 
     /// Creates an estimate.
-    public init(dx: Double, dy: Double, score: Double, isAccepted: Bool, overlapAgreement: Double? = nil) {
+    public init(dx: Double, dy: Double, score: Double, isAccepted: Bool, overlapAgreement: Double? = nil,
+                masked: Bool = false) {
         self.dx = dx
         self.dy = dy
         self.score = score
         self.isAccepted = isAccepted
         self.overlapAgreement = overlapAgreement
+        self.masked = masked
     }
 
     /// The translation as a frame → reference transform.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Estimates the translation of frames against one reference plane by phase
 /// correlation, coarse-to-fine.
 ///
@@ -32,6 +34,14 @@
 ///    within ≈ 0.1–0.5 px on real scenes: the Hann-windowed crop sees few
 ///    pixels, and moving objects in it pull the peak.
 ///
+/// Frames with a fill (`FillMask`: a constant region connected to the
+/// border, ≥ 1 % of the plane), or any frame when the reference has one, take
+/// the masked path instead (`maskedEstimate`): masked normalised
+/// cross-correlation on the search planes, then the direct refinement with
+/// the fill left out; accepted only when the overlap agreement confirms.
+/// Frames without a fill against a reference without one never reach it, and
+/// their estimates are exactly what they were before it existed.
+///
 /// Frame pixels the displaced crop of stage 3 needs beyond the frame edge take
 /// the nearest edge value; the Hann taper keeps them from mattering, and
 /// stage 2 samples only pixels inside both planes, so no clamping bias reaches
@@ -62,6 +72,16 @@ public final class TranslationRegistrar: Sendable {
     private let fineOrigin: (x: Int, y: Int)
     /// Final robust direct (Lucas–Kanade) refinement at full resolution.
     private let direct: DirectRefinement
+    /// The reference's fill (`FillMask`), when it covers a significant share.
+    private let referenceMask: FillMask?
+    /// `referenceMask` shrunk to the search plane.
+    private let smallReferenceMask: FillMask?
+    /// `referenceMask` grown for the direct refinement (`DirectRefinement.Masks`).
+    private let grownReferenceMask: [UInt8]?
+    /// The masked search against the reference (`MaskedCorrelation`), made
+    /// when the first frame with a fill arrives (or at once when the
+    /// reference has one); `.some(nil)` when the reference has no texture.
+    private let masked: Mutex<MaskedCorrelation??>
 
     /// Prepares registration against `reference` (a luma plane, any range).
     ///
@@ -95,6 +115,10 @@ public final class TranslationRegistrar: Sendable {
         fineOrigin = ((width - fw) / 2, (height - fh) / 2)
         fine = try CorrelationStage(reference: reference.cropped(x: fineOrigin.x, y: fineOrigin.y, width: fw, height: fh))
         direct = DirectRefinement(reference: reference)
+        referenceMask = FillMask.detect(reference)
+        smallReferenceMask = referenceMask?.downsampled(by: factor)
+        grownReferenceMask = DirectRefinement.Masks.grownReference(referenceMask)
+        masked = Mutex(referenceMask == nil ? nil : .some(try MaskedCorrelation(reference: small, mask: smallReferenceMask)))
     }
 
     /// Measures the translation of `frame` (its luma, as floats or 8-bit
@@ -137,6 +161,10 @@ public final class TranslationRegistrar: Sendable {
         } else {
             small = frame.downsampled(by: factor)
         }
+        let frameMask = FillMask.detect(frame)
+        if referenceMask != nil || frameMask != nil {
+            return try maskedEstimate(frame, small: small, mask: frameMask)
+        }
         let peaks = try coarse.correlateCandidates(small, at: coarseOrigin, count: Self.candidateCount,
                                                    minimumRatio: Self.candidateRatio,
                                                    upsample: min(options.upsampleFactor, 20))
@@ -166,6 +194,41 @@ public final class TranslationRegistrar: Sendable {
         }
         (b.dx, b.dy) = try finish(frame, dx: b.dx, dy: b.dy)
         return verdict(small, dx: b.dx, dy: b.dy, score: b.score)
+    }
+
+    /// The masked path, for a frame or reference with a fill (`FillMask`):
+    /// 1. the masked normalised cross-correlation over every shift of the
+    ///    search planes (`MaskedCorrelation`, Padfield 2012) finds the shift
+    ///    within about a search pixel;
+    /// 2. the direct refinement, with every pixel that reads a fill left out,
+    ///    refines it at full resolution (kept as it is where that declines);
+    /// 3. the score is the masked correlation at the peak (0…1), and the
+    ///    frame is accepted only when it reaches `minimumScore` **and** the
+    ///    overlap agreement, measured on the blocks that read no fill,
+    ///    reaches `minimumAgreement`: a match the agreement contradicts is
+    ///    never accepted, however high its score.
+    private func maskedEstimate<F: SamplePlane>(_ frame: F, small: Plane, mask: FillMask?) throws -> TranslationEstimate {
+        let search = try masked.withLock { cached -> MaskedCorrelation? in
+            if let made = cached { return made }
+            let made = try MaskedCorrelation(reference: smallReference, mask: smallReferenceMask)
+            cached = .some(made)
+            return made
+        }
+        let smallMask = mask?.downsampled(by: factor)
+        guard let search, let peak = try search.correlate(small, mask: smallMask) else {
+            return TranslationEstimate(dx: 0, dy: 0, score: 0, isAccepted: false, overlapAgreement: 0, masked: true)
+        }
+        let f = Double(factor)
+        var dx = peak.dx * f, dy = peak.dy * f
+        if let d = direct.refine(frame, dx: dx, dy: dy, masks: .init(grownReference: grownReferenceMask, frame: mask)) {
+            (dx, dy) = (d.dx, d.dy)
+        }
+        let score = min(1, max(0, peak.correlation))
+        let agreement = OverlapAgreement.measure(frame: small, reference: smallReference, dx: dx / f, dy: dy / f,
+                                                 frameMask: smallMask, referenceMask: smallReferenceMask)
+        let accepted = score >= options.minimumScore && agreement >= options.minimumAgreement
+        return TranslationEstimate(dx: dx, dy: dy, score: score, isAccepted: accepted, overlapAgreement: agreement,
+                                   masked: true)
     }
 
     /// The estimate for the final shift, accepted by `options.accepts`: the
@@ -291,3 +354,5 @@ public final class TranslationRegistrar: Sendable {
 //   method", Proc. IEEE Int. Conf. on Cybernetics and Society, 1975, pp. 163–165.
 // - M. Guizar-Sicairos, S. T. Thurman and J. R. Fienup, "Efficient subpixel
 //   image registration algorithms", Optics Letters 33(2), 156–158, 2008.
+// - D. Padfield, "Masked object registration in the Fourier domain", IEEE
+//   Transactions on Image Processing 21(5), 2706–2718, 2012 (the masked path).

@@ -46,7 +46,11 @@ struct FrameRegistrar: Sendable {
 
     /// Prepares registration against `reference` for `alignment` (not
     /// `.none`); star alignment detects stars at `starSigma` background σ.
-    init(reference: Plane, alignment: Alignment, minimumScore: Double, starSigma: Double) throws {
+    /// A reference whose samples span less than 1/1000 of the scale is
+    /// registered rescaled (`RegistrationScale`), as is every such frame.
+    init(reference unscaled: Plane, alignment: Alignment, minimumScore: Double,
+         starSigma: Double = StarDetectionOptions().detectionSigma) throws {
+        let reference = RegistrationScale.normalised(unscaled).plane
         switch alignment {
         case .homography:
             var options = HomographyOptions()
@@ -73,8 +77,16 @@ struct FrameRegistrar: Sendable {
 
     /// Registers one frame's luma (translation: with `downsampled`, the
     /// luma shrunk by `searchFactor`, when the caller made it; the other
-    /// models take it as floats). Thread-safe.
-    func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane? = nil) throws -> Estimate {
+    /// models take it as floats). A float luma spanning less than 1/1000 of
+    /// the scale is rescaled first (`RegistrationScale`: affine, so the
+    /// transform is that of the frame at any scale). Thread-safe.
+    func estimate(_ given: DecodedFrame.Luma, downsampled givenSmall: Plane? = nil) throws -> Estimate {
+        var luma = given, downsampled = givenSmall
+        if case .floats(let plane) = given {
+            let scaled = RegistrationScale.normalised(plane)
+            luma = .floats(scaled.plane)
+            downsampled = givenSmall.map(scaled.transform)
+        }
         switch model {
         case .translation(let r):
             let e: TranslationEstimate
@@ -83,7 +95,9 @@ struct FrameRegistrar: Sendable {
             case .bytes(let plane): e = try r.estimate(plane, downsampled: downsampled)
             }
             return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil,
-                            rejection: e.isAccepted ? nil : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
+                            rejection: e.isAccepted ? nil
+                                : e.masked ? r.options.maskedRejection(score: e.score, overlapAgreement: e.overlapAgreement ?? 0)
+                                : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
                             overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
         case .homography(let r):
             let e = try r.estimate(luma.floatPlane)

@@ -193,6 +193,9 @@ public enum StackPipeline {
         // The decoded reference goes to the worker that prepares it and is
         // released with it, not held to the end (144 MB at 12 MP RGB).
         let referenceFrame = Mutex<DecodedFrame?>(consume decodedReference)
+        // Frames whose samples all lie within 1/1000 of the scale
+        // (`RegistrationScale.tinyPeak`): index and peak magnitude.
+        let tinyFrames = Mutex<[(index: Int, peak: Float)]>([])
         let prepare: @Sendable (Int) -> Result<Prepared, StackerError> = { index in
             let path = paths[index]
             if let original = duplicates[index] {
@@ -218,6 +221,9 @@ public enum StackPipeline {
                 }
                 guard frame.channels == channels else {
                     throw StackerError.invalidInput(path: path.description, reason: "frame has \(frame.channels) channel(s), the reference \(refPath) has \(channels)")
+                }
+                if case .floats(let image) = frame.pixels, let peak = RegistrationScale.tinyPeak(image) {
+                    tinyFrames.withLock { $0.append((index, peak)) }
                 }
                 if let calibration, calibrated == nil {
                     let (_, seconds) = measure { calibration.apply(to: &frame.image) }
@@ -350,6 +356,7 @@ public enum StackPipeline {
         // buffers) is freed before the reduce allocates its output, which
         // then reuses that memory instead of faulting in fresh pages.
         registration.release()
+        if let warning = tinyScaleWarning(tinyFrames.withLock { $0 }, paths: paths) { warnings.append(warning) }
         let used = reports.filter(\.used).count
         guard used >= 2 else {
             let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
@@ -384,6 +391,20 @@ public enum StackPipeline {
             if let j = firstSeen[key] { duplicates[i] = j } else { firstSeen[key] = i }
         }
         return duplicates
+    }
+
+    /// One warning line for the frames whose data use less than 1/1000 of
+    /// the sample scale (`tiny`: index and peak |sample|), naming the first
+    /// of them and saying how to keep the data; nil when there are none.
+    /// Such frames stack correctly (registration rescales them), but 8- and
+    /// 16-bit outputs quantise them to 0: black.
+    static func tinyScaleWarning(_ tiny: [(index: Int, peak: Float)], paths: [FilePath]) -> String? {
+        guard let first = tiny.min(by: { $0.index < $1.index }) else { return nil }
+        let others = tiny.count > 1 ? " (and \(tiny.count - 1) more frame\(tiny.count > 2 ? "s" : ""))" : ""
+        return "\(paths[first.index])\(others): the samples use less than 1/1000 of the file's scale (largest "
+            + "\(first.peak) of 1), so an 8- or 16-bit output comes out black; "
+            + "write --depth 32f FITS or TIFF to keep the values, or rescale the frames (e.g. 32-bit integer "
+            + "data holding 16-bit counts: save them as 16-bit)"
     }
 
     /// Turns a registration failure into a StackerError about `path`. Too
