@@ -80,6 +80,10 @@ struct MaskedRegistrationTests {
         #expect(FillMask.detect(reference) != nil)
         // A thin border (under 1 % of the plane) does not count.
         #expect(FillMask.detect(Self.filled(plain, keep: { x, _ in x > 0 })) == nil)
+        // A bright constant at the edge (a clipped sky) is content, not a fill.
+        let sky = Self.filled(plain, fill: 1, keep: { _, y in y > Self.height / 4 })
+        #expect(FillMask.detect(sky) == nil)
+        #expect(FillMask.detect(Self.filled(sky, keep: Self.fan)) != nil)
     }
 
     @Test("growing and shrinking a mask: every pixel within the radius of a fill becomes fill; a coarse pixel is valid only when all its pixels are")

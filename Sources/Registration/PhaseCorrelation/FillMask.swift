@@ -2,8 +2,8 @@
 /// plane's border, such as the black surround of an earlier warp, a stitched
 /// or derotated frame, an ultrasound fan or the corners of a vignetted frame.
 ///
-/// Detection (`detect`): the most frequent exact sample value of the
-/// outermost ring of pixels is the candidate fill when it makes up at least
+/// Detection (`detect`): the darkest sample value of the outermost ring of
+/// pixels is the candidate fill when it makes up at least
 /// `minimumRingShare` of the ring; the fill is then every pixel holding
 /// exactly that value that is 4-connected to a ring pixel holding it (flood
 /// fill). Exact equality is deliberate: a fill is written by software, while
@@ -11,6 +11,11 @@
 /// over many pixels once noise or JPEG compression has touched it. A fill
 /// covering less than `significantFraction` of the plane is ignored (nil):
 /// the phase correlation's Hann taper already discounts a thin edge.
+/// Only the darkest value can be a fill: the fills software writes (warps,
+/// derotation, masks, vignetting) are black, while a bright constant at the
+/// edge is most often a clipped highlight (a blown sky at exactly 255),
+/// real content that the unmasked path registers well. A white border is
+/// therefore not detected.
 ///
 /// Why it matters: a fill identical in both frames correlates with itself at
 /// shift 0, and its straight edges dominate the phase correlation (on
@@ -62,10 +67,11 @@ public struct FillMask: Sendable, Equatable {
             for y in 1..<h { ring.append(y * w + w - 1) }
             for x in stride(from: w - 2, through: 0, by: -1) { ring.append((h - 1) * w + x) }
             for y in stride(from: h - 2, through: 1, by: -1) { ring.append(y * w) }
-            var counts: [UInt32: Int] = [:]
-            for i in ring { counts[p[i].float.bitPattern, default: 0] += 1 }
-            guard let (bits, count) = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }),
-                  Double(count) >= minimumRingShare * Double(ring.count) else { return nil }
+            // The candidate is the ring's darkest value (see the type's comment).
+            let darkest = ring.lazy.map { p[$0].float }.min()!
+            let bits = darkest.bitPattern
+            let count = ring.lazy.filter { p[$0].float.bitPattern == bits }.count
+            guard darkest.isFinite, Double(count) >= minimumRingShare * Double(ring.count) else { return nil }
             // Flood fill from the ring through exactly equal samples.
             var valid = [UInt8](repeating: 1, count: w * h)
             var stack: [Int] = []
