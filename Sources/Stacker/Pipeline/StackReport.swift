@@ -83,11 +83,15 @@ enum JSONText {
         return out + "\""
     }
 
-    /// A JSON number, rounded to 6 decimals; non-finite values become null.
+    /// A JSON number in the shortest form that reads back to the same
+    /// `Double` (whole numbers without a fraction); non-finite values become
+    /// null. Rounding would move a homography's perspective terms (≈ 1e-6)
+    /// enough to shift a frame's corners by pixels.
     static func number(_ x: Double) -> String {
         guard x.isFinite else { return "null" }
-        let r = (x * 1e6).rounded() / 1e6
-        if r == r.rounded() && abs(r) < 1e15 { return String(Int64(r)) }
-        return "\(r)"
+        if x == x.rounded() && abs(x) < 1e15 { return String(Int64(x)) }
+        // Swift's description is the shortest round-tripping decimal, and its
+        // exponent form (`1e-06`) is valid JSON.
+        return "\(x)"
     }
 }
