@@ -23,7 +23,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test release-check bench clean
+.PHONY: all deps build release demo test release-check bench real-files clean
 
 all: build
 
@@ -102,6 +102,16 @@ bench: deps
 	else \
 	  "$$bin/stack-bench"; \
 	fi
+
+## real-files: other projects' test images (libpng, libtiff, libjpeg-turbo,
+## Pillow, astropy, scikit-image; fetched into .build/real-files) through the
+## debug build, compared with Pillow and astropy (Tests/real-files/README.md).
+## SOURCE="libpng pillow" limits it; fails on a crash, hang, leftover or
+## memory amplification. Needs the network once; a few minutes.
+SOURCE ?=
+real-files: deps
+	$(SWIFT) build --product stack
+	python3 Tests/real-files/sweep.py $(SOURCE)
 
 clean:
 	rm -rf .build out
