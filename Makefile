@@ -110,6 +110,7 @@ bench: deps
 ## memory amplification. Needs the network once; a few minutes.
 SOURCE ?=
 real-files: deps
+	@if ! [ -x /usr/bin/time ] && [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; fi
 	$(SWIFT) build --product stack
 	python3 Tests/real-files/sweep.py $(SOURCE)
 
