@@ -43,7 +43,6 @@ this checkout. Downloads and unpacked sources are kept in the cache folder
 """
 
 import argparse
-import hashlib
 import json
 import multiprocessing
 import os
@@ -53,10 +52,10 @@ import signal
 import subprocess
 import sys
 import tarfile
+import zipfile
 import tempfile
 import threading
 import time
-import urllib.request
 import warnings
 from pathlib import Path
 
@@ -83,8 +82,7 @@ SOURCES = {
     "libjpeg-turbo": {"deb": "libjpeg-turbo", "dirs": ["testimages"]},
     "pillow": {"pypi": "pillow", "version": "13.0.0", "dirs": ["Tests/images"]},
     "astropy": {"pypi": "astropy", "version": "8.0.2", "dirs": ["astropy/io/fits/tests/data"]},
-    "scikit-image": {"pypi": "scikit-image", "version": "0.26.0",
-                     "dirs": ["src/skimage/data", "tests/skimage/registration/data"]},
+    "scikit-image": {"pypi": "scikit-image", "version": "0.26.0", "wheel": True, "dirs": ["skimage/data"]},
 }
 
 
@@ -140,15 +138,35 @@ def have_deb_src():
     return False
 
 
+def add_deb_src():
+    """Adds deb-src entries mirroring the machine's own Debian `deb` entries
+    (same URIs, suites, components and keyring), then updates apt's lists."""
+    stanzas = []
+    for f in sorted(Path("/etc/apt/sources.list.d").glob("*.sources")):
+        for block in f.read_text(errors="replace").split("\n\n"):
+            if re.search(r"^Types:.*\bdeb\b", block, re.M) and re.search(r"^URIs:.*debian", block, re.M):
+                stanzas.append(re.sub(r"^Types:.*$", "Types: deb-src", block.strip(), flags=re.M))
+    lines = []
+    for f in [Path("/etc/apt/sources.list")] + sorted(Path("/etc/apt/sources.list.d").glob("*.list")):
+        if f.exists():
+            lines += [re.sub(r"^deb\s", "deb-src ", l) for l in f.read_text(errors="replace").splitlines()
+                      if re.match(r"^deb\s.*debian", l)]
+    if not stanzas and not lines:
+        sys.exit("sweep: apt has no Debian `deb` entry to mirror as deb-src; add a deb-src line")
+    log("sweep: adding deb-src entries beside apt's deb entries")
+    if stanzas:
+        Path("/etc/apt/sources.list.d/stack-sweep-src.sources").write_text("\n\n".join(stanzas) + "\n")
+    if lines:
+        Path("/etc/apt/sources.list.d/stack-sweep-src.list").write_text("\n".join(lines) + "\n")
+    subprocess.run(["apt-get", "update", "-qq"], check=True)
+
+
 def fetch_deb(name, package, downloads, unpacked):
     """apt-get source --download-only, then dpkg-source -x; returns (root, version)."""
     dscs = sorted(downloads.glob(package + "_*.dsc"))
     if not dscs:
         if not have_deb_src():
-            log("sweep: adding a deb-src line for bookworm")
-            Path("/etc/apt/sources.list.d/src.list").write_text(
-                "deb-src http://deb.debian.org/debian bookworm main\n")
-            subprocess.run(["apt-get", "update", "-qq"], check=True)
+            add_deb_src()
         subprocess.run(["apt-get", "source", "--download-only", "-qq", package], cwd=downloads, check=True)
         dscs = sorted(downloads.glob(package + "_*.dsc"))
     dsc = dscs[-1]
@@ -163,44 +181,45 @@ def fetch_deb(name, package, downloads, unpacked):
     return root, version
 
 
-def fetch_pypi(name, package, version, dirs, downloads, unpacked):
-    """Download the pinned sdist and unpack the wanted folders; returns (root, version).
+def fetch_pypi(name, package, version, dirs, wheel, downloads, unpacked):
+    """Download the pinned distribution with pip and unpack the wanted
+    folders; returns (root, version).
 
-    The file is found through the simple index (PEP 691 JSON, what pip reads)
-    and checked against its sha256. `pip download --no-binary` would also
-    prepare the sdist's metadata, which for scikit-image (meson-python) means
-    compiling the whole package.
+    pip is the client as this machine configures it (index, certificates,
+    find-links). An sdist is fetched with `--no-binary <package>`, which
+    prepares its metadata in an isolated build environment (setuptools for
+    Pillow and astropy: seconds). scikit-image's sdist would be compiled for
+    that (meson-python), so its data folder is taken from the wheel instead.
     """
-    project = re.sub(r"[-_.]+", "-", package).lower()
-    stem = "%s-%s" % (re.sub(r"[-_.]+", "_", project), version)
-    archive = downloads / (stem + ".tar.gz")
-    if not archive.exists():
-        request = urllib.request.Request("https://pypi.org/simple/%s/" % project,
-                                         headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-        with urllib.request.urlopen(request, timeout=120) as response:
-            index = json.load(response)
-        entry = next((f for f in index["files"] if f["filename"].lower() == archive.name.lower()), None)
-        if entry is None:
-            sys.exit("sweep: %s %s has no sdist %s on PyPI" % (package, version, archive.name))
-        with urllib.request.urlopen(entry["url"], timeout=600) as response:
-            data = response.read()
-        if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
-            sys.exit("sweep: sha256 mismatch for " + entry["url"])
-        partial = archive.with_suffix(".partial")
-        partial.write_bytes(data)
-        partial.rename(archive)
+    pattern = "*.whl" if wheel else "*.tar.gz"
+    stem = re.sub(r"[-_.]+", "_", package).lower() + "-" + version
+    found = [f for f in downloads.glob(pattern) if f.name.lower().startswith(stem.lower())]
+    if not found:
+        binary = ["--only-binary", ":all:"] if wheel else ["--no-binary", package]
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *binary,
+                        "%s==%s" % (package, version), "-d", str(downloads)], check=True)
+        found = [f for f in downloads.glob(pattern) if f.name.lower().startswith(stem.lower())]
+        if not found:
+            sys.exit("sweep: pip brought no %s for %s %s" % (pattern, package, version))
+    archive = found[0]
     root = unpacked / name
     if not root.is_dir():
         tmp = unpacked / (name + ".partial")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        with tarfile.open(archive) as tar:
-            top = tar.getmembers()[0].name.split("/")[0]
-            wanted = [m for m in tar.getmembers()
-                      if any(m.name.startswith("%s/%s/" % (top, d)) for d in dirs)]
-            tar.extractall(tmp, members=wanted, filter="data")
-        (tmp / top).rename(root)
-        tmp.rmdir()
+        if wheel:
+            with zipfile.ZipFile(archive) as z:
+                wanted = [m for m in z.namelist() if any(m.startswith(d + "/") for d in dirs)]
+                z.extractall(tmp, members=wanted)
+            tmp.rename(root)
+        else:
+            with tarfile.open(archive) as tar:
+                top = tar.getmembers()[0].name.split("/")[0]
+                wanted = [m for m in tar.getmembers()
+                          if any(m.name.startswith("%s/%s/" % (top, d)) for d in dirs)]
+                tar.extractall(tmp, members=wanted, filter="data")
+            (tmp / top).rename(root)
+            tmp.rmdir()
     return root, version
 
 
@@ -215,7 +234,8 @@ def collect(sources, cache):
         if "deb" in spec:
             root, version = fetch_deb(name, spec["deb"], downloads, unpacked)
         else:
-            root, version = fetch_pypi(name, spec["pypi"], spec["version"], spec["dirs"], downloads, unpacked)
+            root, version = fetch_pypi(name, spec["pypi"], spec["version"], spec["dirs"],
+                                       spec.get("wheel", False), downloads, unpacked)
         versions[name] = version
         for d in spec["dirs"]:
             for path in sorted((root / d).rglob("*")):
