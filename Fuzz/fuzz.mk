@@ -1,12 +1,13 @@
 # Fuzzing and AddressSanitizer targets (included by the Makefile).
 #
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits"]
-#       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each format
-#       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<format>, writes
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits exif registration"]
+#       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each target
+#       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<target>, writes
 #       crash/timeout/leak inputs to fuzz-out/, exits 1 if anything was found.
 #   make fuzz-build      only build the harness
 #   make fuzz-replay     run the harness once over every committed corpus and
-#                        regression file (ASan; seconds)
+#                        regression file (ASan; ~15 s; Fuzz/pending/ is not
+#                        replayed: see docs/fuzzing.md)
 #   make test-asan       fuzz-replay, then the ImageIO and FuzzRegression
 #                        test suites built with -sanitize=address
 #                        (.build/asan; set ASAN_SWIFT_TEST=0 to skip that part)
@@ -14,8 +15,9 @@
 #
 # The harness is compiled with swiftc directly, not through Package.swift:
 # Registration as its own module, then the Stacker sources plus
-# Fuzz/FuzzHarness.swift as module `Stacker` (so internal decoder functions
-# such as EXIF and TIFFReader are callable). See docs/fuzzing.md.
+# Fuzz/*.swift as module `Stacker` (so internal decoder functions such as
+# EXIF and TIFFReader are callable). Inputs tagged SEXF / SREG run the EXIF
+# and registration modes. See docs/fuzzing.md.
 
 SWIFTC        ?= swiftc
 FUZZ_SECONDS  ?= 60
