@@ -1,4 +1,6 @@
-// libFuzzer entry point for stack's image decoders.
+// libFuzzer entry point for stack's image decoders (and, for inputs tagged
+// `SEXF` or `SREG`, the EXIF and registration modes in FuzzEXIF.swift and
+// FuzzRegistration.swift).
 //
 // Not part of the Swift package: Fuzz/fuzz.mk compiles this file together
 // with the sources of the Stacker module (as module `Stacker`, so internal
@@ -35,6 +37,16 @@ let fuzzBareJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
 @_cdecl("LLVMFuzzerTestOneInput")
 public func stackFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    // Tagged inputs select the other modes (Fuzz/FuzzEXIF.swift,
+    // Fuzz/FuzzRegistration.swift); every other input is a file to decode.
+    if bytes.starts(with: fuzzEXIFTag) {
+        fuzzEXIF(bytes[fuzzEXIFTag.count...])
+        return 0
+    }
+    if bytes.starts(with: fuzzRegistrationTag) {
+        fuzzRegistration(bytes[fuzzRegistrationTag.count...])
+        return 0
+    }
     fuzzOneInput(bytes)
     // libpng rejects a chunk with a wrong CRC before parsing it, so nearly
     // every mutation of a PNG would stop there. Decode a copy with the CRCs

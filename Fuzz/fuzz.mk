@@ -1,12 +1,13 @@
 # Fuzzing and AddressSanitizer targets (included by the Makefile).
 #
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits"]
-#       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each format
-#       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<format>, writes
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits exif registration"]
+#       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each target
+#       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<target>, writes
 #       crash/timeout/leak inputs to fuzz-out/, exits 1 if anything was found.
 #   make fuzz-build      only build the harness
 #   make fuzz-replay     run the harness once over every committed corpus and
-#                        regression file (ASan; seconds)
+#                        regression file (ASan; ~14 s; Fuzz/pending/ is not
+#                        replayed: see docs/fuzzing.md)
 #   make test-asan       fuzz-replay, then the ImageIO and FuzzRegression
 #                        test suites built with -sanitize=address
 #                        (.build/asan; set ASAN_SWIFT_TEST=0 to skip that part)
@@ -14,13 +15,16 @@
 #
 # The harness is compiled with swiftc directly, not through Package.swift:
 # Registration as its own module, then the Stacker sources plus
-# Fuzz/FuzzHarness.swift as module `Stacker` (so internal decoder functions
-# such as EXIF and TIFFReader are callable). See docs/fuzzing.md.
+# Fuzz/*.swift as module `Stacker` (so internal decoder functions such as
+# EXIF and TIFFReader are callable). Inputs tagged SEXF / SREG run the EXIF
+# and registration modes. See docs/fuzzing.md.
 
 SWIFTC        ?= swiftc
 FUZZ_SECONDS  ?= 60
-FUZZ_FORMATS  ?= jpeg png tiff fits
+FUZZ_FORMATS  ?= jpeg png tiff fits exif registration
 FUZZ_MAX_LEN  ?= 65536
+# Registration inputs: tag + 8 header bytes + two 64×64 planes of samples.
+FUZZ_MAX_LEN_REGISTRATION ?= 8204
 FUZZ_DIR      := .build/fuzz
 FUZZ_OUT      := fuzz-out
 FUZZ_BIN      := $(FUZZ_DIR)/stack-fuzz
@@ -29,7 +33,7 @@ ASAN_SWIFT_TEST ?= 1
 
 FUZZ_REG_SRC  := $(shell find Sources/Registration -name '*.swift' | LC_ALL=C sort)
 FUZZ_STK_SRC  := $(shell find Sources/Stacker -name '*.swift' | LC_ALL=C sort)
-FUZZ_HARNESS  := Fuzz/FuzzHarness.swift
+FUZZ_HARNESS  := $(sort $(wildcard Fuzz/*.swift))
 
 # C modules: -I on the folders holding module.modulemap, plus pkg-config.
 FUZZ_PKGS     := libturbojpeg libpng libtiff-4 cfitsio fftw3f openblas
@@ -39,7 +43,7 @@ FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(fil
 FUZZ_SWIFTFLAGS := -use-ld=lld -swift-version 6 -parse-as-library -O -g -enforce-exclusivity=checked
 
 # Options for every libFuzzer run. -timeout: one input taking >10 s is a hang.
-FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=10 -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1
+FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
 
 # ASan: fail on leaks in the replay too; keep reports symbolised.
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:symbolize=1:allocator_may_return_null=1
@@ -48,10 +52,13 @@ export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:symbolize=1:allocator_may
 
 $(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG_SRC) Fuzz/fuzz.mk
 	@mkdir -p $(FUZZ_DIR)/mods
-	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=address -module-name Registration -wmo \
+	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Registration -wmo \
 	  $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
 	  -emit-module -emit-module-path $(FUZZ_DIR)/mods/Registration.swiftmodule \
 	  -c -o $(FUZZ_DIR)/Registration.o $(FUZZ_REG_SRC)
+	@# swiftc leaves an output it would write unchanged as it was, mtime
+	@# included, so without this the rule runs again on every make.
+	@touch $(FUZZ_DIR)/Registration.o $(FUZZ_DIR)/mods/Registration.swiftmodule
 
 $(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CFITSIO/shim.h Fuzz/fuzz.mk
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Stacker \
@@ -71,8 +78,10 @@ fuzz: fuzz-build
 	  if [ -d Fuzz/regressions ]; then cp -a Fuzz/regressions/. $$corpus/; fi; \
 	  log=$(FUZZ_DIR)/fuzz-$$fmt.log; \
 	  echo "== fuzzing $$fmt for $(FUZZ_SECONDS) s (corpus $$corpus, log $$log)"; \
-	  ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
-	    -dict=Fuzz/$$fmt.dict -artifact_prefix=$(FUZZ_OUT)/$$fmt- $$corpus > $$log 2>&1; rc=$$?; \
+	  maxlen=$(FUZZ_MAX_LEN); [ $$fmt = registration ] && maxlen=$(FUZZ_MAX_LEN_REGISTRATION); \
+	  dict=; [ -f Fuzz/$$fmt.dict ] && dict=-dict=Fuzz/$$fmt.dict; \
+	  ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_len=$$maxlen -max_total_time=$(FUZZ_SECONDS) \
+	    $$dict -artifact_prefix=$(FUZZ_OUT)/$$fmt- $$corpus > $$log 2>&1; rc=$$?; \
 	  execs=$$(grep -h 'stat::number_of_executed_units' $$log | awk '{s+=$$2} END {print s+0}'); \
 	  cov=$$(grep -hE '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' $$log | tail -1 | sed -n 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*/cov \1, ft \2/p'); \
 	  arts=$$(ls $(FUZZ_OUT)/$$fmt-* 2>/dev/null | wc -l); \

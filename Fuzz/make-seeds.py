@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerates the committed seed corpus Fuzz/corpus/{jpeg,png,tiff,fits}/.
+"""Regenerates the generated seeds of Fuzz/corpus/{jpeg,png,tiff,fits,exif,registration}/.
 
 Run by hand, never by `make fuzz`:
     python3 Fuzz/make-seeds.py              # every format (JPEG and PNG need ImageMagick `convert`)
     python3 Fuzz/make-seeds.py tiff fits    # only those (plain python3)
+    python3 Fuzz/make-seeds.py exif registration   # the tagged modes (plain python3;
+                                                   # exif reuses corpus/jpeg's EXIF seeds)
 Tiny valid files of every layout the decoders handle, plus slightly broken
 variants (truncated, bad CRC, lying headers, malformed EXIF / IFDs / cards).
 """
@@ -14,6 +16,8 @@ JPEG = os.path.join(ROOT, "corpus", "jpeg")
 PNG = os.path.join(ROOT, "corpus", "png")
 TIFF = os.path.join(ROOT, "corpus", "tiff")
 FITS = os.path.join(ROOT, "corpus", "fits")
+EXIF = os.path.join(ROOT, "corpus", "exif")
+REGISTRATION = os.path.join(ROOT, "corpus", "registration")
 
 
 def write(folder, name, data):
@@ -318,7 +322,86 @@ def fits_seeds():
     write(FITS, "unpadded-4x4.fits", fits_file(8, [4, 4], bytes(16), pad=False))
 
 
-SEEDS = {"jpeg": jpeg_seeds, "png": png_seeds, "tiff": tiff_seeds, "fits": fits_seeds}
+# ---------------------------------------------------------------- EXIF mode
+def exif_seeds():
+    """`SEXF` + a bare TIFF block or a JPEG (see Fuzz/FuzzEXIF.swift)."""
+    tag = b"SEXF"
+    blocks = {
+        "ii-orient6": tiff("II", [(0x0112, 3, 1, 6)]),
+        "mm-orient8-long": tiff("MM", [(0x0112, 4, 1, 8)]),
+        "mm-two-entries": tiff("MM", [(0x010F, 2, 4, 0), (0x0112, 3, 1, 3)]),
+        "ii-orient0": tiff("II", [(0x0112, 3, 1, 0)]),
+        "ii-orient-ascii": tiff("II", [(0x0112, 2, 1, 5)]),
+        "ii-no-orient": tiff("II", [(0x010F, 2, 4, 0)]),
+        "ii-ifd-at-40": tiff("II", [(0x0112, 3, 1, 7)], ifd_offset=40),
+        "mm-count-huge": tiff("MM", [(0x0112, 3, 1, 6)], count=0xFFFF),
+        "ii-ifd-past-end": tiff("II", [(0x0112, 3, 1, 6)])[:8].replace(b"\x08\0\0\0", b"\xf0\xff\0\0"),
+        "header-only": b"II*\0",
+    }
+    for name, block in blocks.items():
+        write(EXIF, "block-" + name + ".bin", tag + block)
+    for name in sorted(os.listdir(JPEG)):
+        if name.startswith("exif-"):
+            write(EXIF, "jpeg-" + name[:-4] + ".bin", tag + open(os.path.join(JPEG, name), "rb").read())
+
+
+# ---------------------------------------------------------------- registration mode
+def registration_seeds():
+    """`SREG` + sizes, flags, scale, offset and 8-bit samples of a reference
+    and a frame (see Fuzz/FuzzRegistration.swift): shifted noise texture,
+    star fields, blank planes, too-small and mismatched sizes, for each
+    registrar (flags & 3: translation float / 8-bit, homography, stars)."""
+    import random
+    rnd = random.Random(7)
+
+    def header(w, h, flags, fw=0, fh=0, exp=20, offset=0, choices=0o23):
+        # choices 0o23: upsample factor 10, 3 homography iterations per level
+        return b"SREG" + bytes([w - 1, h - 1, flags, max(fw - 1, 0), max(fh - 1, 0), exp, offset, choices])
+
+    def texture(w, h):
+        base = [[rnd.randrange(256) for _ in range(w + 8)] for _ in range(h + 8)]
+        # a 3×3 box blur: correlated texture, as real frames have
+        return [[sum(base[y + j][x + i] for j in range(3) for i in range(3)) // 9
+                 for x in range(w + 6)] for y in range(h + 6)]
+
+    def crop(t, x0, y0, w, h):
+        return bytes(t[y0 + y][x0 + x] for y in range(h) for x in range(w))
+
+    def stars(w, h, positions, shift=(0.0, 0.0)):
+        import math
+        px = [[10 + rnd.randrange(6) for _ in range(w)] for _ in range(h)]
+        for sx, sy, amp in positions:
+            cx, cy = sx + shift[0], sy + shift[1]
+            for y in range(h):
+                for x in range(w):
+                    r2 = (x - cx) ** 2 + (y - cy) ** 2
+                    if r2 < 25:
+                        px[y][x] = min(255, px[y][x] + int(amp * math.exp(-r2 / 2.5)))
+        return bytes(v for row in px for v in row)
+
+    for w, h in ((16, 16), (32, 32), (64, 48), (20, 64)):
+        t = texture(w, h)
+        ref, frm = crop(t, 3, 3, w, h), crop(t, 5, 2, w, h)
+        for reg in range(3):
+            write(REGISTRATION, f"texture-{w}x{h}-reg{reg}.bin", header(w, h, reg) + ref + frm)
+    t = texture(32, 32)
+    write(REGISTRATION, "texture-32x32-scaled-up.bin", header(32, 32, 0, exp=40, offset=128) + crop(t, 3, 3, 32, 32) + crop(t, 4, 4, 32, 32))
+    write(REGISTRATION, "texture-32x32-scaled-down.bin", header(32, 32, 2, exp=0, choices=0o76) + crop(t, 3, 3, 32, 32) + crop(t, 4, 4, 32, 32))
+    for w, h, n in ((32, 32, 12), (64, 64, 30), (48, 40, 20)):
+        pos = [(3 + rnd.random() * (w - 6), 3 + rnd.random() * (h - 6), 80 + rnd.randrange(170)) for _ in range(n)]
+        ref, frm = stars(w, h, pos), stars(w, h, pos, shift=(1.3, -0.7))
+        write(REGISTRATION, f"stars-{w}x{h}-similarity.bin", header(w, h, 3) + ref + frm)
+        write(REGISTRATION, f"stars-{w}x{h}-affine.bin", header(w, h, 3 | 4) + ref + frm)
+    for reg in range(4):
+        write(REGISTRATION, f"blank-24x24-reg{reg}.bin", header(24, 24, reg))
+        write(REGISTRATION, f"too-small-8x40-reg{reg}.bin", header(8, 40, reg) + bytes(rnd.randrange(256) for _ in range(640)))
+        write(REGISTRATION, f"mismatch-32x32-vs-30x32-reg{reg}.bin",
+              header(32, 32, reg | 8, 30, 32) + bytes(rnd.randrange(256) for _ in range(32 * 32 + 30 * 32)))
+    write(REGISTRATION, "short-cycled-16x16.bin", header(16, 16, 0) + bytes(range(0, 256, 7)))
+
+
+SEEDS = {"jpeg": jpeg_seeds, "png": png_seeds, "tiff": tiff_seeds, "fits": fits_seeds,
+         "exif": exif_seeds, "registration": registration_seeds}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(SEEDS):
