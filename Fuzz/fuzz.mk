@@ -6,8 +6,7 @@
 #       crash/timeout/leak inputs to fuzz-out/, exits 1 if anything was found.
 #   make fuzz-build      only build the harness
 #   make fuzz-replay     run the harness once over every committed corpus and
-#                        regression file (ASan; ~14 s; Fuzz/pending/ is not
-#                        replayed: see docs/fuzzing.md)
+#                        regression file (ASan; ~14 s once built)
 #   make test-asan       fuzz-replay, then the ImageIO and FuzzRegression
 #                        test suites built with -sanitize=address
 #                        (.build/asan; set ASAN_SWIFT_TEST=0 to skip that part)
