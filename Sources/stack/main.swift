@@ -41,9 +41,8 @@ func runStack(_ arguments: [FilePath]) -> ExitCode {
     }
 }
 
-/// Runs the pipeline, writes the output (and report), prints warnings and a summary.
+/// Stacks, writes the output (and report), prints warnings and a summary.
 func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
-    let implicitOutput = settings.output == nil
     let output = settings.output ?? OutputPath.implicit(firstInput: settings.inputs[0])
     try OutputPath.refuseOverwritingInputs(output: output, inputs: settings.inputs)
     if let report = settings.report {
@@ -56,35 +55,22 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     var options = settings.options
     options.temporaryDirectory = AtomicFile.folder(of: output)
     let modeName = options.mode.rawValue
-    var result = try StackPipeline.run(paths: settings.inputs, options: options) { p in
+    var result = try stack(settings.inputs.map { .file($0) }, options: options) { p in
         switch p.stage {
-        case .aligning:
-            terminal.progress("stack: aligning \(p.completed)/\(p.total) \(p.path ?? "")")
-        case .combining:
-            terminal.progress("stack: combining \(p.total) frames (\(modeName))…")
+        case .aligning: terminal.progress("stack: aligning \(p.completed)/\(p.total) \(p.path ?? "")")
+        case .combining: terminal.progress("stack: combining \(p.total) frames (\(modeName))…")
         }
     }
     terminal.clearProgress()
     if !settings.quiet { for w in result.warnings { terminal.line("stack: warning: \(w)") } }
-
     let start = ContinuousClock.now
-    let format = ImageFormat.fromExtension(of: output) ?? .jpeg
-    var encode = EncodeOptions(quality: settings.quality)
-    encode.bitDepth = format.bitDepth(nearestTo: settings.depth ?? result.referenceBitDepth)
-    encode.exif = format == .jpeg ? result.referenceExif : nil
-    encode.keywords = format == .fits ? result.referenceKeywords : []
-    encode.threads = options.threads
-    try ImageFile.write(result.image, to: output, options: encode)
-    let d = ContinuousClock.now - start
-    result.timings.encode = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-    result.timings.total += result.timings.encode
-    if let reportPath = settings.report {
-        try StackReport(result: result, options: options, outputPath: output.description).write(to: reportPath)
-    }
+    try result.write(to: output, quality: settings.quality, depth: settings.depth)
+    result.timings.addEncode(since: start)
+    if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
     if !settings.quiet {
         let used = result.frames.filter(\.used).count
-        let note = implicitOutput ? " (no --output given)" : ""
-        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(options.mode.rawValue)")
+        let note = settings.output == nil ? " (no --output given)" : ""
+        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)")
     }
 }
 

@@ -58,7 +58,7 @@ struct FormatCLITests {
         var options = StackOptions()
         options.referenceIndex = 1
         options.threads = 2
-        let result = try StackPipeline.run(paths: frames, options: options)
+        let result = try stack(frames.map { .path($0) }, options: options)
         #expect(result.referenceBitDepth == 16)
         #expect(result.referenceKeywords.map(\.name) == ["EXPTIME", "DATE-OBS"])
         #expect(result.referenceKeywords.first?.value == "31.0")

@@ -41,7 +41,7 @@ struct OverlapAgreementPipelineTests {
             #expect(agreement < TranslationOptions.defaultMinimumAgreement / 2)
             let reason = bad.reason ?? ""
             #expect(reason.contains("registration score") && reason.contains("overlap agreement"), "\(reason)")
-            let json = StackReport(result: result, options: options, outputPath: "out.jpg").json
+            let json = result.report(output: "out.jpg").json
             #expect(json.contains("\"overlapAgreement\": "))
         }
     }

@@ -18,65 +18,30 @@ struct Combiner {
     private var state: State
     private let width: Int, height: Int
 
-    /// A combiner for `options.mode` over `frameCount` frames of the given
-    /// size; robust modes keep `depth` bits per sample in their frame store.
-    /// With `ycbcrFactor` the kernel works on Y, Cb, Cr (chroma shrunk by
-    /// that factor) instead of RGB: the average's frames come through
-    /// `add(_:threads:)` with their chroma, a robust kernel's through
-    /// `frameStores`.
-    /// The mode kernel clusters colours across channels at one resolution,
-    /// so it ignores `ycbcrFactor`. With `deferWarps` (8-bit frames that
-    /// come with translations) a robust kernel keeps its frames as decoded
-    /// and warps them as it reduces them (`DeferredWarpStore`) when they fit
-    /// in the memory limit.
-    init(options: StackOptions, width: Int, height: Int, channels: Int, frameCount: Int,
-         depth: FrameStore.SampleDepth = .sixteen, ycbcrFactor: Int? = nil, deferWarps: Bool = false) throws {
+    /// A combiner for `frameCount` frames as `plan` lays it out; frame
+    /// stores spill to `temporaryDirectory`. The average's frames come
+    /// through `add(_:threads:)`, a robust kernel's through `frameStores`.
+    init(plan: StackPlan.Combination, width: Int, height: Int, channels: Int, frameCount: Int,
+         temporaryDirectory: FilePath) throws {
         self.width = width
         self.height = height
-        let kernel: RobustKernel
-        switch options.mode {
-        case .average:
-            if let f = ycbcrFactor {
-                state = .averageYCbCr(luma: AverageAccumulator(width: width, height: height, channels: 1),
-                                      chroma: AverageAccumulator(width: width / f, height: height / f, channels: 2),
-                                      factor: f)
-            } else {
-                state = .average(AverageAccumulator(width: width, height: height, channels: channels))
-            }
-            return
-        case .median: kernel = .median
-        case .mode: kernel = .mode(tolerance: options.modeTolerance)
-        case .sigmaClip:
-            kernel = .sigmaClip(kappaLow: options.kappaLow, kappaHigh: options.kappaHigh,
-                                maxIterations: options.clipIterations)
+        func store(_ layout: StackPlan.StoreLayout) throws -> any RobustFrameStore {
+            try Self.robustStore(deferred: layout.deferred, width: layout.width, height: layout.height,
+                                 channels: layout.channels, frameCount: frameCount, depth: layout.depth,
+                                 memoryLimit: layout.memoryLimit, temporaryDirectory: temporaryDirectory)
         }
-        if let f = ycbcrFactor, kernel != .mode(tolerance: options.modeTolerance) {
-            // Chroma keeps 16 bits: RGB takes up to 1.772 × its rounding
-            // error (B = Y + 1.772 Cb′), and with an 8-bit chroma store the
-            // median came out 0.25 dB further from the truth. The memory
-            // limit is shared in proportion to the bytes: the bytes stored,
-            // or with deferred warps the bytes decoded (1 per sample).
-            let chromaDepth = FrameStore.SampleDepth.sixteen
-            let decodedBytes = frameCount * (width * height + 2 * (width / f) * (height / f))
-            let deferred = deferWarps && decodedBytes <= options.memoryLimit
-            let lumaBytes = Double(f * f * (deferred ? 1 : depth.bytes))
-            let chromaBytes = Double(2 * (deferred ? 1 : chromaDepth.bytes))
-            let lumaLimit = Int(Double(options.memoryLimit) * lumaBytes / (lumaBytes + chromaBytes))
-            let luma = try Self.robustStore(deferred: deferred, width: width, height: height, channels: 1,
-                                            frameCount: frameCount, depth: depth, memoryLimit: lumaLimit,
-                                            temporaryDirectory: options.temporaryDirectory)
-            let chroma = try Self.robustStore(deferred: deferred, width: width / f, height: height / f, channels: 2,
-                                              frameCount: frameCount, depth: chromaDepth,
-                                              memoryLimit: options.memoryLimit - lumaLimit,
-                                              temporaryDirectory: options.temporaryDirectory)
-            state = .robustYCbCr(luma: luma, chroma: chroma, kernel, factor: f)
-            return
+        switch plan {
+        case .average(let factor?):
+            state = .averageYCbCr(luma: AverageAccumulator(width: width, height: height, channels: 1),
+                                  chroma: AverageAccumulator(width: width / factor, height: height / factor, channels: 2),
+                                  factor: factor)
+        case .average(nil):
+            state = .average(AverageAccumulator(width: width, height: height, channels: channels))
+        case .robust(let kernel, let main, let chroma?, let factor?):
+            state = .robustYCbCr(luma: try store(main), chroma: try store(chroma), kernel, factor: factor)
+        case .robust(let kernel, let main, _, _):
+            state = .robust(try store(main), kernel)
         }
-        let deferred = deferWarps && frameCount * width * height * channels <= options.memoryLimit
-        let store = try Self.robustStore(deferred: deferred, width: width, height: height, channels: channels,
-                                         frameCount: frameCount, depth: depth, memoryLimit: options.memoryLimit,
-                                         temporaryDirectory: options.temporaryDirectory)
-        state = .robust(store, kernel)
     }
 
     /// A `DeferredWarpStore` when `deferred`, else a `FrameStore`.
@@ -140,14 +105,6 @@ struct Combiner {
             preconditionFailure("Combiner.add re-entered during a fold")
         case .robust, .robustYCbCr:
             return AverageAccumulator.FoldTimes()
-        }
-    }
-
-    /// The chroma factor when the kernel works on Y, Cb, Cr; else nil.
-    var ycbcrFactor: Int? {
-        switch state {
-        case .averageYCbCr(_, _, let factor), .robustYCbCr(_, _, _, let factor): return factor
-        default: return nil
         }
     }
 

@@ -36,6 +36,16 @@ struct DecodedFrame: Sendable {
     /// FITS keywords to carry to the output.
     var keywords: [FITSKeyword]
 
+    /// Decodes `source` in `form` when it can (see `Form`); an image in
+    /// memory comes as it is (floats, 32-bit).
+    /// - Throws: `StackerError.unreadable` naming the file.
+    static func load(_ source: FrameSource, maxPixels: Int, form: Form) throws -> DecodedFrame {
+        switch source {
+        case .file(let path): return try read(path, maxPixels: maxPixels, form: form)
+        case .image(let image, _): return DecodedFrame(pixels: .floats(image), bitDepth: 32, exif: nil, keywords: [])
+        }
+    }
+
     /// Reads the image at `path` in `form` when it can (see `Form`),
     /// anything else as `ImageFile.read` decodes it.
     /// - Throws: `StackerError.unreadable` naming `path`.

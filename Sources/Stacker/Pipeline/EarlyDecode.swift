@@ -14,13 +14,13 @@ final class EarlyDecode: Sendable {
     private let requested: DecodedFrame.Form
     private let result = Latch<(frame: DecodedFrame?, seconds: Double)>()
 
-    /// Starts decoding `path` (frame `index`) in `form`.
-    init(index: Int, path: FilePath, maxPixels: Int, form: DecodedFrame.Form) {
+    /// Starts decoding `source` (frame `index`) in `form`.
+    init(index: Int, source: FrameSource, maxPixels: Int, form: DecodedFrame.Form) {
         self.index = index
         requested = form
         let result = self.result
         startWorkerThread {
-            let (frame, seconds) = measure { try? DecodedFrame.read(path, maxPixels: maxPixels, form: form) }
+            let (frame, seconds) = measure { try? DecodedFrame.load(source, maxPixels: maxPixels, form: form) }
             result.publish(.success((frame, seconds)))
         }
     }

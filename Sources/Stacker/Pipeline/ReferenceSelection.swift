@@ -12,13 +12,18 @@ enum ReferenceSelection {
 
     /// The index of the sharpest readable frame and every frame's sharpness
     /// (nil for frames that could not be read, when `skipBad`).
-    static func sharpest(paths: [FilePath], options: StackOptions) throws -> (index: Int, sharpness: [Double?]) {
-        let outcomes = parallelMap(paths.count, threads: max(1, options.threads)) { i -> Result<Double, StackerError> in
+    static func sharpest(_ sources: [FrameSource], names: [String],
+                         options: StackOptions) throws -> (index: Int, sharpness: [Double?]) {
+        let outcomes = parallelMap(sources.count, threads: max(1, options.threads)) { i -> Result<Double, StackerError> in
             do {
-                let luma = try ImageFile.read(paths[i], maxPixels: options.maxPixels).image.luma
-                return .success(sharpness(of: luma))
+                let image: Image
+                switch sources[i] {
+                case .file(let path): image = try ImageFile.read(path, maxPixels: options.maxPixels).image
+                case .image(let given, _): image = given
+                }
+                return .success(sharpness(of: image.luma))
             } catch {
-                return .failure((error as? StackerError) ?? .unreadable(path: paths[i].description, reason: "\(error)"))
+                return .failure((error as? StackerError) ?? .unreadable(path: names[i], reason: "\(error)"))
             }
         }
         var values: [Double?] = []

@@ -62,6 +62,10 @@ public struct StackOptions: Sendable {
     /// instead of registration when set (for example true shifts from a
     /// scene's truth file). Their score is reported as 1.
     public var givenTransforms: [Transform]?
+    /// Frames left out of the stack, by index, with the reason their record
+    /// gives: a report's unused frames when its transforms are reused
+    /// (`TransformsFile`). The reference cannot be left out.
+    public var excludedFrames: [Int: String] = [:]
     /// Index of the reference frame in the input list (default 0).
     public var referenceIndex: Int = 0
     /// Choose the reference automatically (the sharpest frame), ignoring `referenceIndex`.

@@ -3,17 +3,17 @@
 public struct StackReport: Sendable {
     /// The run's outcome.
     public var result: StackResult
-    /// The options it ran with.
-    public var options: StackOptions
     /// The output path as written.
     public var outputPath: String
 
-    /// A report of `result` written to `outputPath` with `options`.
-    public init(result: StackResult, options: StackOptions, outputPath: String) {
+    /// A report of `result` written to `outputPath`.
+    public init(result: StackResult, outputPath: String) {
         self.result = result
-        self.options = options
         self.outputPath = outputPath
     }
+
+    /// The options the run used.
+    public var options: StackOptions { result.options }
 
     /// The report as pretty-printed JSON text.
     public var json: String {

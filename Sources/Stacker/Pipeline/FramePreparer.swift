@@ -1,0 +1,251 @@
+import Registration
+import Synchronization
+
+/// The per-frame work of a run, done on the workers: decode → calibrate →
+/// measure → register → deliver (warped into a robust kernel's store, or
+/// handed to the consumer for the average's fold). Thread-safe: each index
+/// is prepared once, on any thread.
+final class FramePreparer: Sendable {
+    /// Gains from normalisation, one per channel.
+    typealias Gains = [(gain: Float, offset: Float)]
+
+    private let sources: [FrameSource]
+    /// How messages name each frame.
+    let names: [String]
+    private let options: StackOptions
+    private let plan: StackPlan
+    private let calibration: Calibration?
+    private let registration: Latch<RegistrationSetup>
+    private let early: EarlyDecode?
+    /// The decoded, calibrated reference, taken by the worker that prepares it.
+    private let referenceFrame: Mutex<DecodedFrame?>
+    private let referenceBackground: [RobustStatistics]
+    /// For a file named again, the index of its first mention.
+    private let duplicates: [Int: Int]
+    /// A robust kernel's stores (nil for the average).
+    private let stores: (main: any RobustFrameStore, chroma: (any RobustFrameStore)?)?
+    private let clock: StageClock
+    /// Frames whose samples all lie within 1/1000 of the scale: index, peak.
+    private let tinyFrames = Mutex<[(index: Int, peak: Float)]>([])
+
+    init(sources: [FrameSource], names: [String], options: StackOptions, plan: StackPlan,
+         calibration: Calibration?, registration: Latch<RegistrationSetup>, early: EarlyDecode?,
+         reference: consuming DecodedFrame, duplicates: [Int: Int],
+         stores: (main: any RobustFrameStore, chroma: (any RobustFrameStore)?)?, clock: StageClock) {
+        self.sources = sources
+        self.names = names
+        self.options = options
+        self.plan = plan
+        self.calibration = calibration
+        self.registration = registration
+        self.early = early
+        referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
+        referenceFrame = Mutex(reference)
+        self.duplicates = duplicates
+        self.stores = stores
+        self.clock = clock
+    }
+
+    /// The frame at `index` made ready for the kernel, or why it cannot be.
+    /// A frame that fails is skipped (a record saying why) under
+    /// `skipBadFrames`, unless it is the reference.
+    func prepare(_ index: Int) -> Result<PreparedFrame, StackerError> {
+        if let original = duplicates[index] {
+            return .success(PreparedFrame(report: FrameReport(
+                path: names[index], reason: "the same file as frame \(original) (\(names[original])); used once")))
+        }
+        do {
+            return .success(try register(try decoded(index), index: index))
+        } catch {
+            let e = (error as? StackerError) ?? .unreadable(path: names[index], reason: "\(error)")
+            if options.skipBadFrames, index != options.referenceIndex, e != .interrupted {
+                return .success(PreparedFrame(report: FrameReport(path: names[index], reason: e.reason)))
+            }
+            return .failure(e)
+        }
+    }
+
+    /// One warning line for the frames whose samples use less than 1/1000 of
+    /// the scale, or nil (see `tinyScaleWarning`).
+    var tinyScaleWarning: String? {
+        StackPipeline.tinyScaleWarning(tinyFrames.withLock { $0 }, names: names)
+    }
+
+    /// Frame `index` decoded (or taken from the early decode, or the
+    /// reference already decoded), checked against the reference's grid,
+    /// and calibrated.
+    private func decoded(_ index: Int) throws -> DecodedFrame {
+        // Each index is prepared once, so each of these is taken once.
+        let calibrated = index == options.referenceIndex ? referenceFrame.withLock { $0.take() } : nil
+        let decodedEarly = index == early?.index ? early?.take(as: plan.form) : nil
+        if let decodedEarly { clock.add(decodedEarly.seconds, to: .decode) }
+        var frame: DecodedFrame
+        if let calibrated {
+            frame = calibrated
+        } else if let ready = decodedEarly?.frame {
+            frame = ready
+        } else {
+            frame = try clock.time(.decode) {
+                try DecodedFrame.load(sources[index], maxPixels: options.maxPixels, form: plan.form)
+            }
+        }
+        let r = plan.reference, referenceName = names[options.referenceIndex]
+        guard frame.width == r.width, frame.height == r.height else {
+            throw StackerError.invalidInput(path: names[index], reason: "frame is \(frame.width)×\(frame.height), the reference \(referenceName) is \(r.width)×\(r.height)")
+        }
+        guard frame.channels == r.channels else {
+            throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the reference \(referenceName) has \(r.channels)")
+        }
+        if case .floats(let image) = frame.pixels, let peak = RegistrationScale.tinyPeak(image) {
+            tinyFrames.withLock { $0.append((index, peak)) }
+        }
+        if let calibration, calibrated == nil {
+            clock.time(.calibrate) { calibration.apply(to: &frame.image) }
+        }
+        return frame
+    }
+
+    /// Measures and registers `frame` (frame `index`) and delivers it when
+    /// it is accepted; a rejected frame comes back as its record alone.
+    private func register(_ frame: DecodedFrame, index: Int) throws -> PreparedFrame {
+        // The registrar is built by the calling thread while frames decode.
+        // The reference needs it only for its noise (weights) or its stars,
+        // so in a plain run its worker goes straight on to the next frame.
+        let isReference = index == options.referenceIndex
+        let setup = !isReference || plan.weightsByNoise || options.alignment.usesStars ? try registration.wait() : nil
+        var luma = LumaPlanes(frame: frame, searchFactor: setup?.registrar?.searchFactor)
+        var report = measured(frame, index: index, luma: &luma, referenceSigma: setup?.referenceSigma ?? 0)
+        let gains = options.normalization == .none ? [] : options.normalization.coefficients(
+            frame: isReference ? referenceBackground : frame.image.backgroundStatistics, reference: referenceBackground)
+        if let excluded = options.excludedFrames[index] {
+            report.reason = excluded
+            return PreparedFrame(report: report)
+        }
+        let transform: Transform
+        if let given = options.givenTransforms?[index], given != .identity {
+            report.transform = given
+            report.score = 1
+            transform = given
+        } else if let registrar = setup?.registrar, !isReference {
+            guard try estimate(with: registrar, luma: &luma, into: &report) else { return PreparedFrame(report: report) }
+            transform = report.transform
+        } else {
+            if isReference, let stars = setup?.registrar?.referenceStars {
+                report.starsFound = stars.found
+                report.starsMatched = stars.matched
+                report.fwhm = stars.fwhm
+            }
+            report.score = 1
+            transform = .identity
+        }
+        report.used = true
+        return try deliver(index, report: report, frame: frame, transform: transform, gains: gains)
+    }
+
+    /// The frame's record with what is measured on its luma: background and
+    /// noise (astro runs), weight (noise weighting).
+    private func measured(_ frame: DecodedFrame, index: Int, luma: inout LumaPlanes,
+                          referenceSigma: Double) -> FrameReport {
+        var report = FrameReport(path: names[index])
+        if plan.measuresBackground {
+            report.background = RobustStatistics.of(luma.floats).median
+            if !plan.weightsByNoise { report.noiseSigma = estimateNoiseSigma(luma.floats) }
+        }
+        if plan.weightsByNoise {
+            let sigma = index == options.referenceIndex ? referenceSigma : estimateNoiseSigma(luma.floats)
+            report.noiseSigma = sigma
+            // Inverse noise variance, relative to the reference (weight 1).
+            report.weight = sigma > 0 && referenceSigma > 0 ? (referenceSigma * referenceSigma) / (sigma * sigma) : 1
+        }
+        return report
+    }
+
+    /// Registers the frame and records the estimate in `report`; false
+    /// (with `report.reason` set) when the frame is rejected: by the model's
+    /// own verdict (translation, homography), else by the score threshold.
+    private func estimate(with registrar: FrameRegistrar, luma: inout LumaPlanes,
+                          into report: inout FrameReport) throws -> Bool {
+        let name = report.path
+        let estimate = try clock.time(.register) {
+            try registrationFailure(naming: name) {
+                // The translation reads a Y plane's bytes as they are; the other models take floats.
+                try registrar.estimate(registrar.searchFactor != nil ? luma.planes.luma : .floats(luma.floats),
+                                       downsampled: luma.planes.small)
+            }
+        }
+        report.transform = estimate.transform
+        report.score = estimate.score.isFinite ? estimate.score : 0
+        report.alignmentNote = estimate.note
+        report.overlapAgreement = estimate.overlapAgreement
+        report.starsFound = estimate.stars?.found
+        report.starsMatched = estimate.stars?.matched
+        report.fwhm = estimate.stars?.fwhm
+        if let rejection = estimate.rejection {
+            report.reason = rejection
+            return false
+        }
+        guard estimate.isAccepted ?? (report.score >= options.minimumScore) else {
+            report.reason = "registration score \(format(report.score)) is below the threshold \(format(options.minimumScore))"
+            return false
+        }
+        return true
+    }
+
+    /// Hands a registered frame on: warped into the store (robust modes), or
+    /// as it is to the consumer for the fold (average); as Y and Cb, Cr when
+    /// the kernel works on Y, Cb, Cr.
+    private func deliver(_ index: Int, report: FrameReport, frame decoded: DecodedFrame, transform: Transform,
+                         gains: Gains) throws -> PreparedFrame {
+        let (width, height) = (plan.reference.width, plan.reference.height)
+        let frame: RowWarper?, chroma: RowWarper?
+        if let factor = plan.combination.ycbcrFactor {
+            (frame, chroma) = decoded.ycbcrWarpers(by: transform, width: width, height: height, factor: factor,
+                                                   interpolation: options.interpolation)
+        } else {
+            frame = decoded.rowWarper(by: transform, width: width, height: height, interpolation: options.interpolation)
+            chroma = nil
+        }
+        guard let stores else {
+            return PreparedFrame(report: report, frame: frame, chroma: chroma, gains: gains)
+        }
+        try clock.time(.warp) {
+            if let frame { try stores.main.store(frame: index, warping: frame, gains: gains) }
+            if let chroma, let store = stores.chroma { try store.store(frame: index, warping: chroma, gains: []) }
+        }
+        return PreparedFrame(report: report)
+    }
+}
+
+/// A frame's luma, made once and only when needed (the reference of a
+/// plain run needs none): measured, weighted and registered on the same
+/// plane, and the translation search's shrunk copy comes from the same pass.
+struct LumaPlanes {
+    private let frame: DecodedFrame
+    private let searchFactor: Int?
+
+    init(frame: DecodedFrame, searchFactor: Int?) {
+        self.frame = frame
+        self.searchFactor = searchFactor
+    }
+
+    /// The luma as registration reads it, and its copy shrunk by the search factor.
+    lazy var planes: (luma: DecodedFrame.Luma, small: Plane?) = frame.luma(downsampledBy: searchFactor ?? 1)
+    /// The luma as floats.
+    lazy var floats: Plane = planes.luma.floatPlane
+}
+
+extension StackPlan.Combination {
+    /// The chroma factor when the kernel works on Y, Cb, Cr; else nil.
+    var ycbcrFactor: Int? {
+        switch self {
+        case .average(let factor): return factor
+        case .robust(_, _, _, let factor): return factor
+        }
+    }
+}
+
+/// A score or threshold printed with three decimals.
+func format(_ x: Double) -> String {
+    let scaled = (x * 1000).rounded() / 1000
+    return "\(scaled)"
+}

@@ -1,0 +1,138 @@
+/// The decisions of one run, made from the options and the reference frame
+/// before any other frame is read: the form frames are decoded in, the
+/// colour space the kernel works in, the frame store's depth and layout,
+/// and what is measured per frame. A pure value: everything the pipeline
+/// chooses is here, and can be checked without files.
+struct StackPlan: Sendable, Equatable {
+    /// What the run knows of its reference frame once decoded.
+    struct Reference: Sendable, Equatable {
+        var width: Int
+        var height: Int
+        var channels: Int
+        /// Bits per sample in the file (see `DecodedImage.bitDepth`).
+        var bitDepth: Int
+        /// The chroma factor when the reference came as Y, Cb, Cr; else nil.
+        var ycbcrFactor: Int?
+    }
+
+    /// One frame store of a robust kernel.
+    struct StoreLayout: Sendable, Equatable {
+        var width: Int
+        var height: Int
+        var channels: Int
+        var depth: FrameStore.SampleDepth
+        /// Frames kept as decoded and warped as they are reduced
+        /// (`DeferredWarpStore`) rather than warped as they are stored.
+        var deferred: Bool
+        /// Bytes the store may hold in memory before it spills to disk.
+        var memoryLimit: Int
+    }
+
+    /// How the frames are combined.
+    enum Combination: Sendable, Equatable {
+        /// The streaming average; over Y, Cb, Cr (chroma shrunk by the
+        /// factor) when `ycbcrFactor` is set, else over the frame's channels.
+        case average(ycbcrFactor: Int?)
+        /// A robust kernel over one store (RGB or grey), or over Y and Cb, Cr
+        /// (`chroma`, on the grid shrunk by `ycbcrFactor`).
+        case robust(RobustKernel, main: StoreLayout, chroma: StoreLayout?, ycbcrFactor: Int?)
+    }
+
+    /// The reference's grid and channel count, which every frame must match.
+    var reference: Reference
+    /// The form every other frame is decoded in.
+    var form: DecodedFrame.Form
+    /// How the frames are combined, and in which stores.
+    var combination: Combination
+    /// Whether each frame's background and noise are measured for the
+    /// report (astro runs: calibration, normalisation or star alignment).
+    var measuresBackground: Bool
+    /// Whether frames are weighted by their inverse noise variance.
+    var weightsByNoise: Bool
+
+    /// The form the reference is decoded in, which the options alone decide.
+    /// JPEG frames stay 8-bit until the warp unless calibration or
+    /// normalisation works on their samples first; the average, median and
+    /// sigma-clip take them as the file's own Y, Cb, Cr planes (the robust
+    /// kernels only as 4:2:0: at 4:4:4 their 16-bit chroma store would cost
+    /// more than RGB); the mode clusters RGB colours.
+    static func referenceForm(_ options: StackOptions) -> DecodedFrame.Form {
+        guard keepsBytes(options) else { return .floats }
+        guard options.stackInYCbCr else { return .bytes }
+        switch options.mode {
+        case .mode: return .bytes
+        case .average: return .ycbcr(factor: nil)
+        case .median, .sigmaClip: return .ycbcr(factor: 2)
+        }
+    }
+
+    /// The plan for `frameCount` frames stacked with `options` onto
+    /// `reference`; `calibrated` when calibration masters are applied.
+    init(options: StackOptions, reference: Reference, calibrated: Bool, frameCount: Int) {
+        self.reference = reference
+        let keepBytes = Self.keepsBytes(options)
+        form = reference.ycbcrFactor.map { .ycbcr(factor: $0) } ?? (keepBytes ? .bytes : .floats)
+        measuresBackground = calibrated || options.normalization != .none || options.alignment.usesStars
+        weightsByNoise = options.weighting == .auto
+        // 8-bit frames keep 8 bits per sample in the store (half the memory;
+        // RobustStackingTests bounds the cost against the truth). Calibration
+        // makes levels finer than the file's, so calibrated frames, and
+        // 16-bit or float files, keep 16.
+        let depth = options.storeDepth ?? (reference.bitDepth <= 8 && !calibrated ? .eight : .sixteen)
+        // 8-bit frames whose transforms are all translations can be warped as
+        // the kernel reduces them: no warped copy of the burst is stored.
+        let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
+            ?? (options.alignment == .translation || options.alignment == .none)
+        let deferWarps = keepBytes && translationsOnly
+        combination = Self.combination(options: options, reference: reference, depth: depth,
+                                       deferWarps: deferWarps, frameCount: frameCount)
+    }
+
+    /// The kernel for `options.mode`, nil for the average.
+    static func robustKernel(_ options: StackOptions) -> RobustKernel? {
+        switch options.mode {
+        case .average: return nil
+        case .median: return .median
+        case .mode: return .mode(tolerance: options.modeTolerance)
+        case .sigmaClip:
+            return .sigmaClip(kappaLow: options.kappaLow, kappaHigh: options.kappaHigh,
+                              maxIterations: options.clipIterations)
+        }
+    }
+
+    /// Whether frames may stay 8-bit until the warp: nothing works on their
+    /// samples before it.
+    private static func keepsBytes(_ options: StackOptions) -> Bool {
+        options.calibration.isEmpty && options.normalization == .none
+    }
+
+    /// The combination and its stores. Deferred warps are taken when the
+    /// decoded frames (1 byte per sample) fit in the memory limit; with Y,
+    /// Cb, Cr the limit is shared between the two stores in proportion to
+    /// their bytes.
+    private static func combination(options: StackOptions, reference r: Reference, depth: FrameStore.SampleDepth,
+                                    deferWarps: Bool, frameCount: Int) -> Combination {
+        guard let kernel = robustKernel(options) else { return .average(ycbcrFactor: r.ycbcrFactor) }
+        let limit = options.memoryLimit
+        guard let f = r.ycbcrFactor, kernel != .mode(tolerance: options.modeTolerance) else {
+            let deferred = deferWarps && frameCount * r.width * r.height * r.channels <= limit
+            return .robust(kernel, main: StoreLayout(width: r.width, height: r.height, channels: r.channels, depth: depth,
+                                                     deferred: deferred, memoryLimit: limit),
+                           chroma: nil, ycbcrFactor: nil)
+        }
+        // Chroma keeps 16 bits: RGB takes up to 1.772 × its rounding error
+        // (B = Y + 1.772 Cb′), which an 8-bit chroma store would show.
+        let chromaDepth = FrameStore.SampleDepth.sixteen
+        let decodedBytes = frameCount * (r.width * r.height + 2 * (r.width / f) * (r.height / f))
+        let deferred = deferWarps && decodedBytes <= limit
+        let lumaBytes = Double(f * f * (deferred ? 1 : depth.bytes))
+        let chromaBytes = Double(2 * (deferred ? 1 : chromaDepth.bytes))
+        let lumaLimit = Int(Double(limit) * lumaBytes / (lumaBytes + chromaBytes))
+        return .robust(kernel,
+                       main: StoreLayout(width: r.width, height: r.height, channels: 1, depth: depth,
+                                         deferred: deferred, memoryLimit: lumaLimit),
+                       chroma: StoreLayout(width: r.width / f, height: r.height / f, channels: 2, depth: chromaDepth,
+                                           deferred: deferred, memoryLimit: limit - lumaLimit),
+                       ycbcrFactor: f)
+    }
+}

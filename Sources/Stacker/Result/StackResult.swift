@@ -1,0 +1,86 @@
+public import Registration
+
+/// What the reference frame carries to the output: its EXIF, its bit depth
+/// and its FITS keywords.
+public struct CarriedMetadata: Sendable, Equatable {
+    /// The EXIF payload (TIFF block, orientation reset to 1), or nil.
+    public var exif: [UInt8]?
+    /// Bits per sample of the reference (8, 16, or 32 = float; see
+    /// `DecodedImage.bitDepth`). Images given in memory count as 32.
+    public var bitDepth: Int
+    /// FITS keywords (EXPTIME, DATE-OBS, …) for a FITS output.
+    public var keywords: [FITSKeyword]
+
+    public init(exif: [UInt8]? = nil, bitDepth: Int, keywords: [FITSKeyword] = []) {
+        self.exif = exif
+        self.bitDepth = bitDepth
+        self.keywords = keywords
+    }
+}
+
+/// The outcome of a stacking run: the image, a record per frame, and what
+/// it needs to write itself and its report.
+public struct StackResult: Sendable {
+    /// The stacked image on the reference grid, 0…1.
+    public var image: Image
+    /// One record per input frame, in input order.
+    public var frames: [FrameReport]
+    /// Index of the reference frame.
+    public var referenceIndex: Int
+    /// What the reference carries to the output.
+    public var metadata: CarriedMetadata
+    /// The options the run used (the reference index as chosen).
+    public var options: StackOptions
+    /// Time per stage; `encode` is filled in by whoever times the write.
+    public var timings: StageTimings
+    /// One line per frame that was skipped, and other warnings, for stderr.
+    public var warnings: [String]
+
+    /// A result; the pipeline makes these.
+    public init(image: Image, frames: [FrameReport], referenceIndex: Int, metadata: CarriedMetadata,
+                options: StackOptions, timings: StageTimings = StageTimings(), warnings: [String] = []) {
+        self.image = image
+        self.frames = frames
+        self.referenceIndex = referenceIndex
+        self.metadata = metadata
+        self.options = options
+        self.timings = timings
+        self.warnings = warnings
+    }
+
+    /// The reference's EXIF payload (orientation reset to 1), if any.
+    public var referenceExif: [UInt8]? { metadata.exif }
+    /// Bits per sample of the reference.
+    public var referenceBitDepth: Int { metadata.bitDepth }
+    /// The reference's FITS keywords.
+    public var referenceKeywords: [FITSKeyword] { metadata.keywords }
+
+    /// How the image is encoded at `path`: the format its extension names
+    /// (JPEG when none does), at the depth nearest to `depth` that the
+    /// format has (default: the reference's), with the reference's EXIF in
+    /// a JPEG and its keywords in a FITS file.
+    public func encodeOptions(for path: some FilePathConvertible, quality: Int = 95, depth: Int? = nil,
+                              threads: Int? = nil) -> EncodeOptions {
+        let format = ImageFormat.fromExtension(of: path) ?? .jpeg
+        var encode = EncodeOptions(quality: quality)
+        encode.bitDepth = format.bitDepth(nearestTo: depth ?? metadata.bitDepth)
+        encode.exif = format == .jpeg ? metadata.exif : nil
+        encode.keywords = format == .fits ? metadata.keywords : []
+        encode.threads = threads ?? options.threads
+        return encode
+    }
+
+    /// Writes the image to `path` atomically, encoded as `encodeOptions`
+    /// says (`quality`: JPEG 1…100; `depth`: 8, 16 or 32 = float).
+    /// - Throws: `StackerError` naming `path`.
+    public func write(to path: some FilePathConvertible, quality: Int = 95, depth: Int? = nil,
+                      threads: Int? = nil) throws {
+        try ImageFile.write(image, to: path,
+                            options: encodeOptions(for: path, quality: quality, depth: depth, threads: threads))
+    }
+
+    /// The run's JSON report, naming `output` as the image written.
+    public func report(output: some FilePathConvertible) -> StackReport {
+        StackReport(result: self, outputPath: output.filePath.description)
+    }
+}
