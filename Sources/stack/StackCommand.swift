@@ -24,6 +24,8 @@ struct StackCommand {
         OptionSpec(names: ["--depth"], valueName: "8|16|32f",
                    help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: the reference frame's, or the nearest the output format has)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
+        OptionSpec(names: ["--transforms"], valueName: "file.json",
+                   help: "stack with the per-frame transforms (and reference, and left-out frames) of a report or a file of its shape, without registering"),
         OptionSpec(names: ["--weights"], valueName: "equal|auto",
                    help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
         OptionSpec(names: ["--kappa"], valueName: "k|low,high",
@@ -92,6 +94,8 @@ struct StackCommand {
         var inputs: [FilePath] = []
         var output: FilePath?
         var report: FilePath?
+        /// A report (or file of its shape) whose transforms replace registration.
+        var transforms: FilePath?
         var quality = 95
         var depth: Int?
         var quiet = false
@@ -222,6 +226,13 @@ struct StackCommand {
         if let v = args.values["--report"] {
             guard !v.isEmpty else { throw UsageError(description: "--report needs a file name") }
             s.report = v
+        }
+        if let v = args.values["--transforms"] {
+            guard !v.isEmpty else { throw UsageError(description: "--transforms needs a file name") }
+            guard args["--reference"] == nil else {
+                throw UsageError(description: "--transforms takes the reference from its file; drop --reference")
+            }
+            s.transforms = v
         }
         s.inputs = args.positionals
         guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }

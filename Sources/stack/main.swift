@@ -53,6 +53,9 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     }
     Signals.install()
     var options = settings.options
+    if let file = settings.transforms {
+        try TransformsFile.read(file).apply(to: &options, frameCount: settings.inputs.count, path: file)
+    }
     options.temporaryDirectory = AtomicFile.folder(of: output)
     let modeName = options.mode.rawValue
     var result = try stack(settings.inputs.map { .file($0) }, options: options) { p in

@@ -54,6 +54,10 @@ final class FramePreparer: Sendable {
             return .success(PreparedFrame(report: FrameReport(
                 path: names[index], reason: "the same file as frame \(original) (\(names[original])); used once")))
         }
+        if let excluded = options.excludedFrames[index] {
+            return .success(PreparedFrame(report: FrameReport(path: names[index], transform: options.givenTransforms?[index] ?? .identity,
+                                                              reason: excluded)))
+        }
         do {
             return .success(try register(try decoded(index), index: index))
         } catch {
@@ -117,10 +121,6 @@ final class FramePreparer: Sendable {
         var report = measured(frame, index: index, luma: &luma, referenceSigma: setup?.referenceSigma ?? 0)
         let gains = options.normalization == .none ? [] : options.normalization.coefficients(
             frame: isReference ? referenceBackground : frame.image.backgroundStatistics, reference: referenceBackground)
-        if let excluded = options.excludedFrames[index] {
-            report.reason = excluded
-            return PreparedFrame(report: report)
-        }
         let transform: Transform
         if let given = options.givenTransforms?[index], given != .identity {
             report.transform = given
