@@ -40,8 +40,7 @@ enum StackPipeline {
             try DecodedFrame.load(sources[options.referenceIndex], maxPixels: options.maxPixels, form: referenceForm)
         }
         let calibration = try calibrating(&reference, options: options, clock: clock)
-        let plan = StackPlan(options: options, reference: reference.planFacts, calibrated: calibration != nil,
-                             frameCount: sources.count)
+        let plan = StackPlan(options: options, reference: reference.planFacts, frameCount: sources.count)
         // Built before the workers start: populating its memory while they
         // decode would contend with their allocations.
         var combiner = try Combiner(plan: plan.combination, width: reference.width, height: reference.height,

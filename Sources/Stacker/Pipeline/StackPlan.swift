@@ -66,10 +66,10 @@ struct StackPlan: Sendable, Equatable {
         }
     }
 
-    /// The plan for `frameCount` frames stacked with `options` onto
-    /// `reference`; `calibrated` when calibration masters are applied.
-    init(options: StackOptions, reference: Reference, calibrated: Bool, frameCount: Int) {
+    /// The plan for `frameCount` frames stacked with `options` onto `reference`.
+    init(options: StackOptions, reference: Reference, frameCount: Int) {
         self.reference = reference
+        let calibrated = !options.calibration.isEmpty
         let keepBytes = Self.keepsBytes(options)
         form = reference.ycbcrFactor.map { .ycbcr(factor: $0) } ?? (keepBytes ? .bytes : .floats)
         measuresBackground = calibrated || options.normalization != .none || options.alignment.usesStars
