@@ -23,7 +23,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test release-check bench real-files clean
+.PHONY: all deps build release demo test library-client release-check bench real-files clean
 
 all: build
 
@@ -61,14 +61,22 @@ demo: release
 	"$$bin/stack" --mode average --output $(DEMO_OUT) --report $(basename $(DEMO_OUT)).json Samples/street/frame_*.jpg && \
 	echo "Stacked image: $(abspath $(DEMO_OUT))  (report: $(abspath $(basename $(DEMO_OUT)).json))"
 
-## test: build everything, run all test suites, replay the bad-input corpus
-## through the decoders under AddressSanitizer (make fuzz-replay), then check
-## the release build end to end (make release-check).
+## test: build everything, run all test suites, build and run the README's
+## library client (make library-client), replay the bad-input corpus through
+## the decoders under AddressSanitizer (make fuzz-replay), then check the
+## release build end to end (make release-check).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory library-client
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory release-check
+
+## library-client: the README's client package (Examples/LibraryClient),
+## checked to be the code the README shows, built against this package by
+## path and run: it must write its stack and remove the scene's objects.
+library-client: deps
+	Tests/library-client.sh
 
 ## release-check: the release build (with this CPU's flags, fused
 ## multiply-adds included) on a generated burst, every mode: --threads 1 and 2

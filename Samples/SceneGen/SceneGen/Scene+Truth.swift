@@ -1,5 +1,4 @@
 public import Registration
-public import Stacker
 
 extension Scene {
     /// Each frame's true transform (frame → reference): its shift.

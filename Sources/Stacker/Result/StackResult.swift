@@ -1,5 +1,3 @@
-public import Registration
-
 /// What the reference frame carries to the output: its EXIF, its bit depth
 /// and its FITS keywords.
 public struct CarriedMetadata: Sendable, Equatable {
