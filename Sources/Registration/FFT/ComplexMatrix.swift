@@ -29,12 +29,11 @@ enum ComplexMatrix {
 /// OpenBLAS's own threading, set once per process.
 ///
 /// Our matrices are small and we already run one registration per core, so
-/// OpenBLAS's worker threads only compete with ours: perf showed a quarter
-/// of a 4 MP run in their `sched_yield` spinning. Unless the user set
-/// `OPENBLAS_NUM_THREADS`, OpenBLAS is limited to the calling thread, and
-/// the pool it started when it was loaded is stopped: its threads otherwise
-/// spin for about 0.1 s of CPU each before they sleep, which at the start
-/// of a run took a core from the first decodes.
+/// OpenBLAS's worker threads could only compete with ours, spinning in
+/// `sched_yield` between calls. Unless the user set `OPENBLAS_NUM_THREADS`,
+/// OpenBLAS is limited to the calling thread, and the pool it started when
+/// it was loaded is stopped, so no idle thread spins on a core the first
+/// decodes need.
 public enum BLASThreads {
     private static let once: Void = {
         if getenv("OPENBLAS_NUM_THREADS") == nil {
