@@ -37,7 +37,7 @@ extension Plane {
     /// `rows.lowerBound` at `first`), and that plane `downsampled(by:
     /// factor)`, bit for bit, each band shrunk while it is still in cache
     /// instead of read again from memory afterwards (a 12 MP plane is 48 MB).
-    public static func producing(width: Int, height: Int, downsampledBy factor: Int,
+    package static func producing(width: Int, height: Int, downsampledBy factor: Int,
                                  rows produce: (Range<Int>, UnsafeMutablePointer<Float>) -> Void)
         -> (full: Plane, small: Plane) {
         let f = max(1, factor)

@@ -13,7 +13,7 @@ public enum TapSum {
     /// add, so the sums' last bits depend on the build, never on the data's
     /// split into rows or threads.
     @inlinable @inline(__always)
-    public static func combine<S: PlaneSample>(_ inputs: [UnsafePointer<S>], weights w: UnsafeBufferPointer<Float>,
+    package static func combine<S: PlaneSample>(_ inputs: [UnsafePointer<S>], weights w: UnsafeBufferPointer<Float>,
                                               count: Int, into out: UnsafeMutablePointer<Float>) {
         switch inputs.count {
         case 6:
