@@ -7,17 +7,15 @@ SWIFT        ?= swift
 DEMO_OUT     ?= out/street-stacked.jpg
 export OPENBLAS_NUM_THREADS ?= 1
 # Release builds use the widest vector instructions this machine has: AVX2
-# and FMA (Intel Haswell, AMD Excavator or later), the warp, fold and
-# conversion loops then vectorise 8 floats wide instead of SSE's 4 (20 × 12 MP
-# average: 3.5 → 3.1 CPU-s); and AVX-512 (F, CD, BW, DQ, VL: Intel Skylake-SP,
-# AMD Zen 4 or later) on top, whose conversions and byte packing shorten the
-# quantisation and the sorting network (20 × 12 MP median: 1.33 → 1.25 user-s,
-# 16 alternating runs). Both define FUSED_MULTIPLY_ADD, so the resampling's
-# weighted sums (TapSum) use fused multiply-adds (median 1.19 → 1.15 user-s);
-# their output bytes are the same as each other's, and may differ in the last
-# bit of a resampled value from a build without it (Swift never contracts a
-# multiply and an add by itself); docs/performance.md. The binary then needs
-# such a CPU; CPU_FLAGS= builds for any x86-64.
+# and FMA (Intel Haswell, AMD Excavator or later), so the warp, fold and
+# conversion loops run 8 floats wide instead of SSE's 4; and AVX-512 (F, CD,
+# BW, DQ, VL: Intel Skylake-SP, AMD Zen 4 or later) on top, whose conversions
+# and byte packing shorten the quantisation and the sorting network. Both
+# define FUSED_MULTIPLY_ADD, so the resampling's weighted sums (TapSum) use
+# fused multiply-adds: the two builds write the same bytes, which may differ
+# in the last bit of a resampled value from a build without it (Swift never
+# contracts a multiply and an add by itself; see docs/performance.md). The
+# binary then needs such a CPU; CPU_FLAGS= builds for any x86-64.
 HAS_FLAGS     = $(shell for f in $(1); do grep -qw $$f /proc/cpuinfo 2>/dev/null || exit 0; done; echo yes)
 CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS,avx512f avx512cd avx512bw avx512dq avx512vl),skylake-avx512,haswell))
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)

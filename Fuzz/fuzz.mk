@@ -39,7 +39,10 @@ FUZZ_PKGS     := libturbojpeg libpng libtiff-4 cfitsio fftw3f openblas
 FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CFITSIO -I Sources/CFFTW -I Sources/CBLAS -I Sources/CMalloc
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
-FUZZ_SWIFTFLAGS := -use-ld=lld -swift-version 6 -parse-as-library -O -g -enforce-exclusivity=checked
+# -package-name: Stacker uses Registration's `package` declarations, which a
+# module sees only when both are compiled into the same package (SwiftPM
+# passes the same flag).
+FUZZ_SWIFTFLAGS := -use-ld=lld -swift-version 6 -parse-as-library -O -g -enforce-exclusivity=checked -package-name stack
 
 # Options for every libFuzzer run. -timeout: one input taking >10 s is a hang.
 FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=10 -print_final_stats=1

@@ -22,8 +22,8 @@ struct ChildRun: Sendable {
 /// Peak memory goes through GNU time (`/usr/bin/time -f %M`) when it is
 /// installed: `posix_spawn` starts the child in the harness's address space
 /// (vfork), and Linux carries that address space's high-water mark into the
-/// child's `ru_maxrss` at exec, so a 1 MP run measured after the harness had
-/// held 12 MP frames reported the harness's 572 MB instead of its own 128 MB.
+/// child's `ru_maxrss` at exec, so a small run measured after the harness
+/// had held large frames would report the harness's peak instead of its own.
 /// GNU time forks from its own small process, and its figure is the
 /// command's alone. Without it the reading is `max(harness peak, child
 /// peak)`, and the report says so.

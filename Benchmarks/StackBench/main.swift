@@ -9,7 +9,8 @@ import Stacker
 let usage = """
 OVERVIEW: Benchmarks the stack pipeline on synthetic bursts and prints a table
 (medians, min–max, stages, peak RSS, ratios vs the decode floor and peers),
-saving the same as JSON under Benchmarks/results/.
+and writes the same as JSON (every sample, the machine, the commit) to one file,
+replacing it.
 
 USAGE: stack-bench [options]
        stack-bench decode-floor [--raw|--float] [--threads N] FRAME...
@@ -25,7 +26,7 @@ OPTIONS:
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
   --astro-frames N   light frames of the astro case (default 50; 10 bias/dark/flat each)
   --work DIR         where bursts and outputs go (default Benchmarks/work)
-  --results DIR      where the JSON goes (default Benchmarks/results)
+  --json FILE        where the JSON goes (default Benchmarks/results/latest.json)
   --reference DIR    the Python reference scripts (default Benchmarks/reference)
   --help             this text
 
@@ -45,7 +46,7 @@ struct Settings: Sendable {
     var cases: [String] = Settings.allCases
     var repeats = 3
     var work = "Benchmarks/work"
-    var results = "Benchmarks/results"
+    var json = "Benchmarks/results/latest.json"
     var referenceDir = "Benchmarks/reference"
     var astro = AstroSession.full
 
@@ -76,7 +77,7 @@ struct Settings: Sendable {
                 guard let n = Int(try value(key)), n >= 1 else { throw BenchError("--repeat needs a whole number ≥ 1") }
                 s.repeats = n
             case "--work": s.work = try value(key)
-            case "--results": s.results = try value(key)
+            case "--json": s.json = try value(key)
             case "--reference": s.referenceDir = try value(key)
             case "--astro-size":
                 let v = try value(key)
@@ -173,10 +174,8 @@ do {
           + "\(String(format: "%.0f", Double(m["memory_bytes"] as? Int ?? 0) / 1073741824)) GiB, \(m["swift"] ?? "")"
           + (settings.quick ? "  [--quick]" : ""))
     print(report.table())
-    let f = DateFormatter()
-    f.dateFormat = "yyyy-MM-dd-HHmm"
-    try FileManager.default.createDirectory(atPath: settings.results, withIntermediateDirectories: true)
-    let path = "\(settings.results)/\(f.string(from: started)).json"
-    try report.json().write(to: URL(fileURLWithPath: path))
-    print("Results: \(path)")
+    let url = URL(fileURLWithPath: settings.json)
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try report.json().write(to: url, options: .atomic)
+    print("Results: \(settings.json)")
 } catch { fail("\(error)", code: 1) }

@@ -16,7 +16,8 @@
 # flips back on export) and our scale (Siril's 32-bit float 0…1 × 65535), on
 # the reference frame's grid (same size; uncovered borders are 0).
 #
-# Conventions that differ from `stack` (see docs/performance.md):
+# Conventions that differ from `stack` (see "Astro case with Siril" in
+# docs/history/performance-journal.md):
 # - the master flat is normalised by the mean of its central third
 #   (w/3 × h/3 box), not its global mean: Siril's output is brighter by
 #   centre-mean / global-mean (≈ 1.12 with the StarField vignetting);

@@ -41,7 +41,8 @@ public struct BytePlane: Sendable, Equatable {
 /// A sample type planes hold: `Float` as it is, `UInt8` standing for
 /// `v / 255`. Kernels generic over it fold `unit` into their weights, so
 /// 8-bit samples are never converted to floats in a pass of their own.
-public protocol PlaneSample: BitwiseCopyable {
+@usableFromInline
+package protocol PlaneSample: BitwiseCopyable {
     /// The factor that turns `float` into the plane's value (1 for `Float`,
     /// 1/255 for `UInt8`).
     static var unit: Float { get }
@@ -54,24 +55,24 @@ public protocol PlaneSample: BitwiseCopyable {
 
 extension Float: PlaneSample {
     /// 1: a float sample is the plane's value.
-    @inlinable public static var unit: Float { 1 }
+    @inlinable package static var unit: Float { 1 }
     /// The sample itself.
-    @inlinable public var float: Float { self }
+    @inlinable package var float: Float { self }
     /// A copy.
     @inlinable
-    public static func convert(_ source: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
+    package static func convert(_ source: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
         out.update(from: source, count: count)
     }
 }
 
 extension UInt8: PlaneSample {
     /// 1/255: an 8-bit sample `v` stands for `v / 255`.
-    @inlinable public static var unit: Float { 1 / 255 }
+    @inlinable package static var unit: Float { 1 / 255 }
     /// `Float(self)`.
-    @inlinable public var float: Float { Float(self) }
+    @inlinable package var float: Float { Float(self) }
     /// `Float(v) / 255` per sample.
     @inlinable
-    public static func convert(_ source: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<Float>) {
+    package static func convert(_ source: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<Float>) {
         for i in 0..<count { out[i] = Float(source[i]) / 255 }
     }
 }

@@ -10,9 +10,8 @@ extension Plane {
     /// `factor·X + (factor − 1) / 2`.
     ///
     /// One pass over the input: each output row sums its `factor` input rows
-    /// into a row accumulator (SIMD), then sums `factor` neighbours of it.
-    /// Measured at 4000×3000 by 8: 2–3 ms, about the time to read the plane
-    /// once (the former pixel-by-pixel loop took 5–6 ms).
+    /// into a row accumulator (SIMD), then sums `factor` neighbours of it, so
+    /// it costs about one read of the plane.
     public func downsampled(by factor: Int) -> Plane {
         guard factor > 1 else { return self }
         let ow = width / factor, oh = height / factor
@@ -38,7 +37,7 @@ extension Plane {
     /// `rows.lowerBound` at `first`), and that plane `downsampled(by:
     /// factor)`, bit for bit, each band shrunk while it is still in cache
     /// instead of read again from memory afterwards (a 12 MP plane is 48 MB).
-    public static func producing(width: Int, height: Int, downsampledBy factor: Int,
+    package static func producing(width: Int, height: Int, downsampledBy factor: Int,
                                  rows produce: (Range<Int>, UnsafeMutablePointer<Float>) -> Void)
         -> (full: Plane, small: Plane) {
         let f = max(1, factor)

@@ -42,7 +42,7 @@ extension Array where Element == [Float] {
     /// `arrays` arrays of `count` floats each, left uninitialised for
     /// `fill`, which gets their base addresses and must write every element
     /// of each before it returns (no zero fill, no copy).
-    public init(uninitialized arrays: Int, count: Int, fill: ([UnsafeMutablePointer<Float>]) -> Void) {
+    package init(uninitialized arrays: Int, count: Int, fill: ([UnsafeMutablePointer<Float>]) -> Void) {
         func nest(_ pointers: [UnsafeMutablePointer<Float>]) -> [[Float]] {
             guard pointers.count < arrays else { fill(pointers); return [] }
             var rest: [[Float]] = []
@@ -57,7 +57,7 @@ extension Array where Element == [Float] {
 
     /// Calls `body` with the base address of every array, in order (each
     /// must be non-empty); the pointers are valid only inside `body`.
-    public func withBaseAddresses<R>(_ body: ([UnsafePointer<Float>]) -> R) -> R {
+    package func withBaseAddresses<R>(_ body: ([UnsafePointer<Float>]) -> R) -> R {
         func step(_ i: Int, _ addresses: [UnsafePointer<Float>]) -> R {
             guard i < count else { return body(addresses) }
             return self[i].withUnsafeBufferPointer { step(i + 1, addresses + [$0.baseAddress!]) }

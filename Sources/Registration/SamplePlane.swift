@@ -4,7 +4,7 @@
 /// 12 MP frame is made for it: the search reads its shrunk copy, the direct
 /// refinement a few bands of rows, with `PlaneSample.unit` folded into its
 /// weights.
-public protocol SamplePlane: Sendable {
+package protocol SamplePlane: Sendable {
     /// The sample type (`Float`, or `UInt8` standing for `v / 255`).
     associatedtype Sample: PlaneSample
     /// Width in pixels.
@@ -22,7 +22,7 @@ public protocol SamplePlane: Sendable {
 
 extension Plane: SamplePlane {
     /// The pixels.
-    public func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
         try pixels.withUnsafeBufferPointer(body)
     }
 
@@ -32,7 +32,7 @@ extension Plane: SamplePlane {
 
 extension BytePlane: SamplePlane {
     /// The samples.
-    public func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try samples.withUnsafeBufferPointer(body)
     }
 
@@ -88,7 +88,7 @@ extension SamplePlane {
     /// The sub-plane `[x, x + width) × [y, y + height)` as floats; samples
     /// outside `self` take the nearest edge value (clamp). An empty `self`
     /// gives zeros.
-    public func cropped(x: Int, y: Int, width cw: Int, height ch: Int) -> Plane {
+    package func cropped(x: Int, y: Int, width cw: Int, height ch: Int) -> Plane {
         var out = Plane(width: max(0, cw), height: max(0, ch))
         guard width > 0, height > 0, cw > 0, ch > 0 else { return out }
         let w = width, h = height, unit = Sample.unit

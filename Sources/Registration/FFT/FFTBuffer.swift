@@ -1,11 +1,9 @@
-internal import CFFTW
-
-/// An owned, SIMD-aligned block of `Float`s allocated with `fftwf_malloc`.
+/// An owned, SIMD-aligned block of `Float`s allocated by FFTW
+/// (`FFTW.allocateFloats`): the module's one type that owns raw memory.
 ///
 /// Real data is stored one `Float` per sample; complex data is interleaved
 /// `(re, im)` pairs, so a complex buffer of `n` values holds `2 n` floats.
-/// All buffers come from `fftwf_malloc`, so they share FFTW's alignment and
-/// can be handed to any cached plan through the new-array execute functions.
+/// All buffers share FFTW's alignment, so any cached plan can run on them.
 ///
 /// The buffer is `@unchecked Sendable` because the registrar shares immutable
 /// buffers (the reference spectra) between threads; a buffer that is written
@@ -17,20 +15,17 @@ final class FFTBuffer: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Float>
 
     /// A zero-filled buffer of `count` floats, or nil when allocation fails.
-    ///
-    /// The corresponding C function is `fftwf_malloc`.
     init?(floats count: Int) {
-        let bytes = max(1, count) * MemoryLayout<Float>.stride
-        guard let raw = fftwf_malloc(bytes) else { return nil }
+        guard let pointer = FFTW.allocateFloats(count) else { return nil }
         self.count = count
-        self.pointer = raw.bindMemory(to: Float.self, capacity: max(1, count))
+        self.pointer = pointer
         self.pointer.initialize(repeating: 0, count: max(1, count))
     }
 
     /// A buffer for `values` interleaved complex numbers.
     convenience init?(complex values: Int) { self.init(floats: 2 * values) }
 
-    deinit { fftwf_free(pointer) }
+    deinit { FFTW.free(pointer) }
 
     /// The storage as a buffer pointer (valid while `self` is alive).
     var buffer: UnsafeMutableBufferPointer<Float> { UnsafeMutableBufferPointer(start: pointer, count: count) }

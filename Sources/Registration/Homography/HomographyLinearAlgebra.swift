@@ -1,7 +1,5 @@
-internal import CBLAS
-
-/// Small dense linear algebra for the homography code: the only file of
-/// `Homography/` that touches LAPACK. No C type leaves it.
+/// Small dense linear algebra for the homography code (LAPACK's SVD through
+/// `OpenBLAS`, and a Cholesky solve).
 enum HomographyLinearAlgebra {
     /// The right singular vector of the smallest singular value of the
     /// row-major `rows` × `cols` matrix `a` (the least-squares null vector),
@@ -11,27 +9,12 @@ enum HomographyLinearAlgebra {
     ///
     /// The corresponding LAPACK routine is `dgesvd_`.
     static func nullVector(_ a: [Double], rows: Int, cols: Int) -> (vector: [Double], smallest: Double, secondSmallest: Double)? {
-        BLASThreads.configure()
         guard rows > 0, cols > 1, a.count == rows * cols else { return nil }
         let m = max(rows, cols), n = cols
         // Column-major copy, zero rows appended.
         var colMajor = [Double](repeating: 0, count: m * n)
         for r in 0..<rows { for c in 0..<cols { colMajor[c * m + r] = a[r * cols + c] } }
-        var s = [Double](repeating: 0, count: n)
-        var vt = [Double](repeating: 0, count: n * n)
-        var u = [Double](repeating: 0, count: 1)
-        var jobu = CChar(UInt8(ascii: "N")), jobvt = CChar(UInt8(ascii: "A"))
-        var mm = Int32(m), nn = Int32(n), lda = Int32(m), ldu = Int32(1), ldvt = Int32(n)
-        var info: Int32 = 0
-        // Workspace query, then the decomposition.
-        var lwork: Int32 = -1
-        var query = [Double](repeating: 0, count: 1)
-        dgesvd_(&jobu, &jobvt, &mm, &nn, &colMajor, &lda, &s, &u, &ldu, &vt, &ldvt, &query, &lwork, &info)
-        guard info == 0 else { return nil }
-        lwork = Int32(max(1, Int(query[0])))
-        var work = [Double](repeating: 0, count: Int(lwork))
-        dgesvd_(&jobu, &jobvt, &mm, &nn, &colMajor, &lda, &s, &u, &ldu, &vt, &ldvt, &work, &lwork, &info)
-        guard info == 0 else { return nil }
+        guard let (s, vt) = OpenBLAS.singularValueDecomposition(&colMajor, rows: m, cols: n) else { return nil }
         // VT is column-major n × n; its last row is the wanted vector.
         let v = (0..<n).map { vt[$0 * n + (n - 1)] }
         return (v, s[n - 1], s[n - 2])

@@ -30,8 +30,8 @@ public struct HomographyOptions: Sendable, Equatable {
     /// The finest level refined is the first whose longest side is at most
     /// this many pixels (level 0 is full resolution). Default 4096: frames up
     /// to 4096 px are refined at full resolution (on the 12 MP street bench
-    /// burst: corner RMS 0.040 px vs 0.12 px when refined at 2000×1500, at
-    /// ≈ 85–95 ms per frame and 0.2–0.35 s `init`).
+    /// burst: corner RMS 0.040 px vs 0.12 px when refined at 2000×1500), for
+    /// a larger `init` and estimate (docs/performance.md).
     public var finestSize: Int
     /// At most this many reference samples per level: larger levels keep
     /// the pixels with the strongest gradient in each cell of a 16 × 12

@@ -60,7 +60,7 @@ public final class HomographyRegistrar: Sendable {
     private let scorer: TranslationRegistrar
     /// The scorer's coarse phase-correlation stage alone (same factor, crop
     /// and window, so the same peak height), for the post-refinement score:
-    /// its fine and direct stages (≈ 10 ms at 2 MP) are not needed there.
+    /// only the height is wanted there, so its fine and direct stages never run.
     private let scoreStage: CorrelationStage
     private let scoreFactor: Int
     private let scoreOrigin: (x: Int, y: Int)
@@ -120,14 +120,12 @@ public final class HomographyRegistrar: Sendable {
     /// pixel coordinates (full resolution). A blank frame (or blank
     /// reference) returns the identity with score 0, never accepted.
     ///
-    /// Measured (`stack-bench --cases homography`, release, 2 cores, shared
-    /// machine, one estimate at a time; street truth warped by ±12 px corner
-    /// jitter, noise σ 0.01, 8-bit): ≈ 45–50 ms per 1600×1200 frame (corner
-    /// RMS 0.013 px; `init` ≈ 0.07–0.2 s) and ≈ 85–95 ms per 4000×3000 frame
-    /// refined at full resolution (corner RMS 0.040 px; `init` ≈ 0.2–0.35 s).
-    /// OpenCV findTransformECC in the same run: 0.54 s / 0.0042 px and
-    /// 3.8 s / 0.0025 px. 640×480 test scenes (`HomographyTests`, moving
-    /// objects, gain/offset change): corner RMS 0.018 px, max 0.043 px.
+    /// Accuracy (`stack-bench --cases homography`: street truth warped by
+    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.013 px at
+    /// 1600×1200 and 0.040 px at 4000×3000 refined at full resolution;
+    /// 640×480 test scenes (`HomographyTests`, moving objects, gain/offset
+    /// change): corner RMS 0.018 px, max 0.043 px. Its time per frame, and
+    /// OpenCV's ECC on the same frames, are in docs/performance.md.
     ///
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
     ///   reference's size; `.fftPlanFailed` if FFTW cannot plan.

@@ -333,14 +333,14 @@ struct CorrelationStage: Sendable {
             t.withUnsafeMutableBufferPointer { tp in
                 // The buffers are non-empty, so base addresses exist.
                 guard let a = kyp.baseAddress, let c = tp.baseAddress else { return }
-                ComplexMatrix.multiply(a, UnsafePointer(spectrum.pointer), into: c, m: nOut, n: mh, k: n)
+                OpenBLAS.complexProduct(a, UnsafePointer(spectrum.pointer), into: c, m: nOut, n: mh, k: n)
             }
         }
         t.withUnsafeBufferPointer { tp in
             kx.withUnsafeBufferPointer { kxp in
                 out.withUnsafeMutableBufferPointer { op in
                     guard let a = tp.baseAddress, let b = kxp.baseAddress, let c = op.baseAddress else { return }
-                    ComplexMatrix.multiply(a, b, into: c, m: nOut, n: nOut, k: mh)
+                    OpenBLAS.complexProduct(a, b, into: c, m: nOut, n: nOut, k: mh)
                 }
             }
         }

@@ -232,7 +232,7 @@ struct DirectRefinement: Sendable {
     /// frame's), so `λ` is set to `1 / m` with `m = (1 − ρ) / λ_prev`, the
     /// step that would have landed on the fixed point; clamped to
     /// `relaxationRange`. The fixed point is the same; it is reached in 2–4
-    /// iterations instead of 4–8.
+    /// iterations where plain steps take 4–8.
     private func iterate<F: SamplePlane>(_ frame: F, rows: [Int], x0: Int, width rw: Int, until tolerance: Double,
                          state: inout Iterate, residual: inout [Float], masks: Masks?) -> Bool {
         let a = Self.taps
@@ -480,10 +480,9 @@ struct DirectRefinement: Sendable {
     ///
     /// For non-negative floats the bit pattern grows with the value, so one
     /// histogram of its top 11 bits finds the bucket that holds the median,
-    /// and quickselect runs only on that bucket's few hundred values. The
-    /// branchy partition over all 32 768 MAD samples had cost as much as the
-    /// interpolation of an iteration (perf: 40 % of `iterate`, mispredicted
-    /// compares); the histogram has no data-dependent branch.
+    /// and quickselect runs only on that bucket's few hundred values: a
+    /// partition over all 32 768 MAD samples would branch on the data and
+    /// mispredict, while the histogram pass has no data-dependent branch.
     static func medianOfMagnitudes(_ values: inout [Float]) -> Float {
         let n = values.count
         guard n > 0 else { return 0 }

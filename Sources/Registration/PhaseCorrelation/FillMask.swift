@@ -56,7 +56,7 @@ public struct FillMask: Sendable, Equatable {
     /// `significantFraction` of the plane. Cost: one pass over the border
     /// ring for planes without a candidate fill (every ordinary photo); a
     /// flood fill over the filled region otherwise.
-    public static func detect<F: SamplePlane>(_ plane: F) -> FillMask? {
+    package static func detect<F: SamplePlane>(_ plane: F) -> FillMask? {
         let w = plane.width, h = plane.height
         guard w >= 3, h >= 3 else { return nil }
         return plane.withSampleBuffer { p -> FillMask? in

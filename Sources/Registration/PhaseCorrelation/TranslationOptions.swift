@@ -70,8 +70,8 @@ public struct TranslationOptions: Sendable, Equatable {
     /// the least noise-sensitive (0.0026 px RMS on the noisy 320×240 test
     /// texture, against 0.064 px at 1), but its broad peak follows large
     /// moving objects: on generated 12 MP and 4 MP street bursts it locked
-    /// 7–12 px off on almost every frame. Since the direct refinement after
-    /// it now supplies the accuracy, this stage only has to land within its
+    /// 7–12 px off on almost every frame. The direct refinement after it
+    /// supplies the accuracy, so this stage only has to land within its
     /// basin, and phase correlation does that robustly (0.004–0.018 px RMS
     /// after refinement on every generated burst from 320×240 to 12 MP).
     var refineExponent: Float = 1
@@ -155,8 +155,8 @@ public struct TranslationEstimate: Sendable, Equatable {
     /// shift, clearly lower 2 px off in every direction). Robust to moving
     /// objects: roughly the unoccluded share of the overlap for a true match,
     /// ≤ 0.02 for unrelated scenes, 0 for noise and blank frames. Measured
-    /// only when `score` is below `minimumScore` (2.3–3.8 ms at 4 and 12 MP,
-    /// release, on a busy 2-core machine), else nil.
+    /// only when `score` is below `minimumScore`, since it resamples the
+    /// reference and correlates every block at five shifts; else nil.
     public var overlapAgreement: Double?
     /// True when the frame or the reference holds a fill (`FillMask`) and
     /// was registered by the masked path: then `score` is the masked

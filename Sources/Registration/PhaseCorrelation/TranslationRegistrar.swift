@@ -39,8 +39,8 @@ import Synchronization
 /// the masked path instead (`maskedEstimate`): masked normalised
 /// cross-correlation on the search planes, then the direct refinement with
 /// the fill left out; accepted only when the overlap agreement confirms.
-/// Frames without a fill against a reference without one never reach it, and
-/// their estimates are exactly what they were before it existed.
+/// Frames without a fill against a reference without one never reach it, so
+/// their estimates do not depend on it.
 ///
 /// Frame pixels the displaced crop of stage 3 needs beyond the frame edge take
 /// the nearest edge value; the Hann taper keeps them from mattering, and
@@ -128,11 +128,12 @@ public final class TranslationRegistrar: Sendable {
     /// A blank frame (or blank reference) returns `(0, 0)` with score 0,
     /// never accepted.
     ///
-    /// Measured (release, 1 thread, `stack-bench --cases register`): ≈ 8 ms
-    /// at 1152×864, 14 ms at 2304×1728 and 15 ms at 4000×3000 (downscale
-    /// ≈ 3 ms, coarse search 500×375 ≈ 3 ms, direct refinement ≈ 7 ms over
-    /// 1 MP); 0.004–0.02 px RMS error on generated street bursts (JPEG q89,
-    /// moving objects), ≤ 0.003 px on noisy band-limited test texture.
+    /// Cost: one read of `frame` to shrink it (unless `downsampled` is given),
+    /// two FFTs of the search plane, and a few Gauss–Newton passes over at
+    /// most 1 MP of samples, so it grows slowly with the frame beyond 1 MP
+    /// (figures in docs/performance.md). Accuracy: 0.004–0.02 px RMS on
+    /// generated street bursts (JPEG q89, moving objects), ≤ 0.003 px on
+    /// noisy band-limited test texture.
     ///
     /// - Parameter downsampled: `frame.downsampled(by: searchFactor)` when
     ///   the caller already has it (it is made here when nil or of another size).
@@ -282,8 +283,8 @@ public final class TranslationRegistrar: Sendable {
     /// across shifts (a repeated façade element gives a peak almost as high
     /// as the true one); the plain correlation of the overlapping planes
     /// mostly is. Measured on the generated street bursts (1, 4, 12 MP):
-    /// the true shift 0.80–0.86, the other peaks ≤ 0.67, so the frames that
-    /// refined two or three candidates at full resolution now refine one.
+    /// the true shift 0.80–0.86, the other peaks ≤ 0.67, so such a frame
+    /// refines one candidate at full resolution, not each comparable peak.
     /// Both criteria must agree because neither decides alone: on the
     /// periodic façade test (rows 2.1 coarse px apart, near the coarse
     /// Nyquist frequency) the bilinear resampling at the true shift's

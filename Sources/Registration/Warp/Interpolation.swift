@@ -15,7 +15,7 @@ public enum Interpolation: Sendable, Equatable, CaseIterable {
     /// Writes the tap weights for fractional offset `t` ∈ [0, 1) into `w`
     /// (`taps` values, for sample positions `floor(x) + firstTap + i`).
     @inline(__always)
-    public func weights(_ t: Float, into w: UnsafeMutablePointer<Float>) {
+    package func weights(_ t: Float, into w: UnsafeMutablePointer<Float>) {
         switch self {
         case .bicubic:
             // Keys (1981), a = −0.5, expanded per tap.

@@ -116,7 +116,7 @@ public struct RowWarper: Sendable {
     /// threads for disjoint buffers. A caller that takes a translation's
     /// covered columns from `coveredColumns` may pass nil for `coverage`
     /// (then it is not written); other transforms need it.
-    public func warp(rows: Range<Int>, into outputs: [UnsafeMutablePointer<Float>],
+    package func warp(rows: Range<Int>, into outputs: [UnsafeMutablePointer<Float>],
                      coverage: UnsafeMutablePointer<Float>?) {
         precondition(outputs.count == channels, "RowWarper: \(outputs.count) outputs for \(channels) planes")
         precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "RowWarper: rows \(rows) outside 0..<\(height)")

@@ -13,7 +13,7 @@ public enum TapSum {
     /// add, so the sums' last bits depend on the build, never on the data's
     /// split into rows or threads.
     @inlinable @inline(__always)
-    public static func combine<S: PlaneSample>(_ inputs: [UnsafePointer<S>], weights w: UnsafeBufferPointer<Float>,
+    package static func combine<S: PlaneSample>(_ inputs: [UnsafePointer<S>], weights w: UnsafeBufferPointer<Float>,
                                               count: Int, into out: UnsafeMutablePointer<Float>) {
         switch inputs.count {
         case 6:
@@ -49,10 +49,10 @@ public enum TapSum {
 
     /// `a += w · x`. Fused where the build targets a CPU with FMA (the
     /// Makefile defines `FUSED_MULTIPLY_ADD` with its AVX2 and AVX-512
-    /// targets; every arm64 CPU has it): the resampling then issues half the
-    /// floating-point instructions (20 × 12 MP median, 16 alternating runs:
-    /// 1.19 → 1.15 user-s). Elsewhere Swift would call the C library's `fmaf`
-    /// for each sample, unvectorised (5× slower), so it multiplies and adds.
+    /// targets; every arm64 CPU has it), so the resampling issues half the
+    /// floating-point instructions. Elsewhere it multiplies and adds, because
+    /// Swift would call the C library's `fmaf` for each sample and the loops
+    /// would stop vectorising (docs/performance.md).
     @inlinable @inline(__always)
     public static func accumulate(_ a: inout Float, _ w: Float, _ x: Float) {
         #if FUSED_MULTIPLY_ADD || arch(arm64)

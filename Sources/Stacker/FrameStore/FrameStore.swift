@@ -114,8 +114,8 @@ public final class FrameStore: @unchecked Sendable {
     /// Empties the store: every frame slot counts as never stored again,
     /// and an in-memory store's pages go back to the system at once. The
     /// pipeline calls it after the store's last reduce, so the output's
-    /// buffers (R and G, 96 MB at 12 MP) reuse those pages: the 20 × 12 MP
-    /// median's peak fell from 687 to 609 MB.
+    /// buffers (R and G, 96 MB at 12 MP) reuse those pages and the peak
+    /// memory holds the store or the output, not both.
     public func removeAll() {
         stored.withLock { flags in flags = [Bool](repeating: false, count: frameCount) }
         buffer.release(spansFrom: spansOffset)

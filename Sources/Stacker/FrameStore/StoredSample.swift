@@ -42,7 +42,7 @@ extension StoredSample {
     /// time, with exactly `quantize`'s result for every value.
     ///
     /// The scalar `Self(Float)` conversion checks its range and does not
-    /// vectorise (1.25 ns a sample against 0.25 ns here, measured): the
+    /// vectorise, so the
     /// floor of `y = c · max + 0.5` (0 ≤ y < 2²²) is taken instead by adding
     /// and subtracting 1.5 · 2²³, which rounds to the nearest integer, and
     /// stepping down where that rounded up; the integer is then the low

@@ -6,10 +6,10 @@ import Glibc
 /// by several threads at once: for the frame store and the average's
 /// accumulators, whose every page is written.
 ///
-/// Mapping 480 MB with `MAP_POPULATE` took 200 ms on one thread, during
-/// which the other cores had nothing to do; `MADV_POPULATE_WRITE` on
-/// `threads` slices at once takes 110 ms on two. Faulting the pages in from
-/// the workers as they write cost more than either (docs/performance.md).
+/// `MAP_POPULATE` maps every page on one thread while the other cores wait;
+/// `MADV_POPULATE_WRITE` on `threads` slices at once shares that work, and
+/// faulting the pages in from the workers as they write costs more than
+/// either (docs/performance.md).
 /// Where the kernel lacks `MADV_POPULATE_WRITE` (before Linux 5.14) each
 /// slice is faulted in by writing a zero to each of its pages.
 final class ZeroedMemory: @unchecked Sendable {
