@@ -20,7 +20,7 @@ final class ZeroedMemory: @unchecked Sendable {
 
     /// `byteCount` zero bytes, populated on `threads` threads.
     /// - Throws: `StackerError.stackingFailed` when the memory cannot be mapped.
-    init(byteCount: Int, threads: Int = StackOptions.defaultThreadCount) throws {
+    init(byteCount: Int, threads: Int = Platform.processorCount) throws {
         let size = max(byteCount, 1)
         let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else {
@@ -28,7 +28,7 @@ final class ZeroedMemory: @unchecked Sendable {
         }
         base = p
         self.byteCount = size
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Platform.pageSize
         let slices = max(1, min(threads, size / (16 << 20)))
         let slice = (size / slices + page - 1) / page * page
         let start = UnsafeSendableRaw(pointer: p)
@@ -36,7 +36,7 @@ final class ZeroedMemory: @unchecked Sendable {
             let from = i * slice, to = min(size, from + slice)
             guard from < to else { return }
             let first = start.pointer + from
-            if !MemoryTuning.populate(first, byteCount: to - from) {
+            if !Platform.populate(first, byteCount: to - from) {
                 var offset = 0
                 while offset < to - from {
                     first.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)

@@ -107,7 +107,7 @@ public struct EncodeOptions: Sendable {
     /// Settings with the documented defaults (quality 95, 8-bit, no EXIF, no
     /// keywords, all cores).
     public init(quality: Int = 95, bitDepth: Int = 8, exif: [UInt8]? = nil, keywords: [FITSKeyword] = [],
-                threads: Int = StackOptions.defaultThreadCount) {
+                threads: Int = Platform.processorCount) {
         self.quality = quality
         self.bitDepth = bitDepth
         self.exif = exif

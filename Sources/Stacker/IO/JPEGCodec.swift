@@ -129,7 +129,7 @@ enum JPEGCodec {
                     var planes: [UnsafeMutablePointer<UInt8>?] = [yp.baseAddress, bp.baseAddress, rp.baseAddress]
                     // Robust modes keep every frame's planes: mostly fresh pages.
                     for (plane, count) in [(yp, h.width * h.height), (bp, cw * ch), (rp, cw * ch)] {
-                        if let base = plane.baseAddress { MemoryTuning.populate(base, byteCount: count) }
+                        if let base = plane.baseAddress { Platform.populate(base, byteCount: count) }
                     }
                     rc = bytes.withUnsafeBufferPointer { b in
                         planes.withUnsafeMutableBufferPointer { p in

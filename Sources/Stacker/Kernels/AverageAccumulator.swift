@@ -99,7 +99,7 @@ public struct AverageAccumulator: Sendable {
     @discardableResult
     public mutating func add(warping frame: RowWarper, weight: Float = 1,
                              gains: [(gain: Float, offset: Float)] = [],
-                             threads: Int = StackOptions.defaultThreadCount) -> FoldTimes {
+                             threads: Int = Platform.processorCount) -> FoldTimes {
         add(warping: [(frame, weight, gains)], threads: threads)
     }
 
@@ -112,7 +112,7 @@ public struct AverageAccumulator: Sendable {
     /// frame's rows while it is in cache, so a batch of k frames moves 1/k
     /// of the accumulator traffic.
     @discardableResult
-    public mutating func add(warping frames: [BatchFrame], threads: Int = StackOptions.defaultThreadCount)
+    public mutating func add(warping frames: [BatchFrame], threads: Int = Platform.processorCount)
         -> FoldTimes {
         for f in frames {
             precondition(f.frame.channels == channels, "frame has \(f.frame.channels) channels, accumulator \(channels)")

@@ -21,7 +21,7 @@ public enum Median {
 
     /// The median of `values`, reordering them in place (no allocation).
     /// - Returns: the median, or 0 when `values` is empty.
-    public static func inPlace(_ values: UnsafeMutableBufferPointer<Float>) -> Float {
+    package static func inPlace(_ values: UnsafeMutableBufferPointer<Float>) -> Float {
         let n = values.count
         guard n > 0, let p = values.baseAddress else { return 0 }
         if n <= insertionLimit {

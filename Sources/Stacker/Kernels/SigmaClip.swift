@@ -70,7 +70,7 @@ public enum SigmaClip {
 
     /// Sigma-clips in place: sorts `values` ascending (and `weights` with
     /// them; the buffers must have the same count), then clips. No allocation.
-    public static func clip(values: UnsafeMutableBufferPointer<Float>,
+    package static func clip(values: UnsafeMutableBufferPointer<Float>,
                             weights: UnsafeMutableBufferPointer<Float>,
                             kappaLow: Float = defaultKappa, kappaHigh: Float = defaultKappa,
                             maxIterations: Int = defaultMaxIterations) -> SigmaClipResult {

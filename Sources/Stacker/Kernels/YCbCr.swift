@@ -34,7 +34,7 @@ public enum YCbCr {
     /// reference to `luma` saves a plane of fresh memory (48 MB at 12 MP).
     public static func rgb(luma: consuming Plane, cb: Plane, cr: Plane, factor: Int,
                            upsampling: ChromaUpsampling = .lanczos3,
-                           threads: Int = StackOptions.defaultThreadCount) -> Image {
+                           threads: Int = Platform.processorCount) -> Image {
         let w = luma.width, h = luma.height
         precondition(factor == 1 || factor == 2)
         precondition(cb.width * factor == w && cb.height * factor == h && cr.width == cb.width && cr.height == cb.height)

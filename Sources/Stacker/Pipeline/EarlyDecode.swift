@@ -1,7 +1,7 @@
 /// One frame decoded on a thread of its own while the calling thread
 /// decodes the reference, which until then has the machine to itself: the
 /// pipeline cannot start before the reference fixes the grid and the
-/// colour form, so one core would otherwise idle for a decode (~40 ms at
+/// colour form, so one core would otherwise idle for a decode (tens of ms at
 /// 12 MP).
 ///
 /// The frame is decoded in the form the run asks for; the pipeline takes

@@ -111,5 +111,5 @@ public struct StackOptions: Sendable {
     public init() {}
 
     /// The number of online processors (at least 1).
-    public static var defaultThreadCount: Int { max(1, ProcessInfoShim.activeProcessorCount) }
+    public static var defaultThreadCount: Int { Platform.processorCount }
 }
