@@ -43,6 +43,14 @@ struct ParsedArguments {
     /// The value of `key` as text, when given (bytes that are not UTF-8
     /// written as `\xHH`, as `FilePath.description` does).
     subscript(_ key: String) -> String? { values[key]?.description }
+
+    /// The value of `key` made by `convert`, or nil when the option is not
+    /// given; a `UsageError` saying `message(value)` when it does not convert.
+    func value<T>(_ key: String, _ convert: (String) -> T?, else message: (String) -> String) throws -> T? {
+        guard let text = self[key] else { return nil }
+        guard let value = convert(text) else { throw UsageError(description: message(text)) }
+        return value
+    }
 }
 
 /// Parses `arguments` (without the program name) against `specs`.

@@ -114,106 +114,90 @@ struct StackCommand {
         if args.flags.contains("--version") { return .version }
         var s = Settings()
         s.quiet = args.flags.contains("--quiet")
-        s.options.skipBadFrames = args.flags.contains("--skip-bad")
-        if let v = args["--max-pixels"] {
-            guard let n = parseCount(v), n >= 1 else {
-                throw UsageError(description: "--max-pixels needs a positive count such as 200M, got '\(v)'")
-            }
-            s.options.maxPixels = n
+        try parseStacking(args, into: &s.options)
+        try parseCalibration(args, into: &s.options.calibration)
+        try parseLimits(args, into: &s.options)
+        try parseOutput(args, into: &s)
+        s.inputs = args.positionals
+        guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
+        if s.output == nil {
+            try checkDepth(s.depth, format: ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
         }
-        if let v = args["--mode"] {
-            guard let mode = StackMode(rawValue: v) else {
-                throw UsageError(description: "unknown --mode '\(v)' (expected average, median, mode or sigma-clip)")
-            }
-            s.options.mode = mode
+        guard s.options.referenceIndex < s.inputs.count else {
+            throw UsageError(description: "--reference \(s.options.referenceIndex) is out of range: \(s.inputs.count) frame(s) given (indices 0…\(s.inputs.count - 1))")
         }
-        if let v = args["--align"] {
-            guard let a = Alignment(rawValue: v) else {
-                throw UsageError(description: "unknown --align '\(v)' (expected translation, homography, stars, stars-affine or none)")
-            }
-            s.options.alignment = a
-        }
+        return .run(s)
+    }
+
+    /// How frames are aligned, weighted and combined.
+    private static func parseStacking(_ args: ParsedArguments, into o: inout StackOptions) throws {
+        if let mode = try args.value("--mode", StackMode.init(rawValue:), else: {
+            "unknown --mode '\($0)' (expected average, median, mode or sigma-clip)" }) { o.mode = mode }
+        if let a = try args.value("--align", Alignment.init(rawValue:), else: {
+            "unknown --align '\($0)' (expected translation, homography, stars, stars-affine or none)" }) { o.alignment = a }
         if let v = args["--reference"] {
             if v == "auto" {
-                s.options.automaticReference = true
+                o.automaticReference = true
             } else {
                 guard let n = Int(v), n >= 0 else {
                     throw UsageError(description: "--reference needs a frame index ≥ 0 or auto, got '\(v)'")
                 }
-                s.options.referenceIndex = n
+                o.referenceIndex = n
             }
         }
-        if let v = args["--quality"] {
-            guard let q = Int(v), (1...100).contains(q) else {
-                throw UsageError(description: "--quality needs a whole number from 1 to 100, got '\(v)'")
-            }
-            s.quality = q
+        if let k = try args.value("--star-sigma", { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }, else: {
+            "--star-sigma needs a positive number of σ such as 3, got '\($0)'" }) { o.starDetectionSigma = k }
+        if let w = try args.value("--weights", FrameWeighting.init(rawValue:), else: {
+            "unknown --weights '\($0)' (expected equal or auto)" }) { o.weighting = w }
+        if let kappa = try args.value("--kappa", parseKappa, else: {
+            "--kappa needs a positive number or LOW,HIGH, got '\($0)'" }) { (o.kappaLow, o.kappaHigh) = kappa }
+        if let n = try args.value("--normalize", Normalization.init(rawValue:), else: {
+            "unknown --normalize '\($0)' (expected none, additive, multiplicative or addscale)" }) { o.normalization = n }
+        if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
+            "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
+    }
+
+    /// `--kappa K` or `--kappa LOW,HIGH`, each positive and finite.
+    private static func parseKappa(_ v: String) -> (Float, Float)? {
+        let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Float(String($0)) }
+        guard (1...2).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! > 0 && $0!.isFinite }) else { return nil }
+        return (parts[0]!, parts.last!!)
+    }
+
+    /// Bias, dark and flat frames, and how their masters are made.
+    private static func parseCalibration(_ args: ParsedArguments, into c: inout CalibrationOptions) throws {
+        c.bias = args.lists["--bias"] ?? []
+        c.dark = args.lists["--dark"] ?? []
+        c.flat = args.lists["--flat"] ?? []
+        c.cosmetic = args.flags.contains("--cosmetic")
+        if c.cosmetic && c.dark.isEmpty {
+            throw UsageError(description: "--cosmetic needs dark frames (--dark), where hot pixels are found")
         }
-        if let v = args["--depth"] {
-            guard let d = ["8": 8, "16": 16, "32f": 32][v] else {
-                throw UsageError(description: "--depth needs 8, 16 or 32f, got '\(v)'")
-            }
+        let kernels: [String: RobustKernel] = ["median": .median, "sigma-clip": .sigmaClip]
+        if let k = try args.value("--master-mode", { kernels[$0] }, else: {
+            "unknown --master-mode '\($0)' (expected median or sigma-clip)" }) { c.masterKernel = k }
+    }
+
+    /// Threads, memory, image size, and what to do with bad frames.
+    private static func parseLimits(_ args: ParsedArguments, into o: inout StackOptions) throws {
+        o.skipBadFrames = args.flags.contains("--skip-bad")
+        if let n = try args.value("--max-pixels", { parseCount($0).flatMap { $0 >= 1 ? $0 : nil } }, else: {
+            "--max-pixels needs a positive count such as 200M, got '\($0)'" }) { o.maxPixels = n }
+        if let bytes = try args.value("--memory-limit", { parseByteSize($0).flatMap { $0 >= 1 << 20 ? $0 : nil } }, else: {
+            "--memory-limit needs a size of at least 1M such as 512M or 4G, got '\($0)'" }) { o.memoryLimit = bytes }
+        if let n = try args.value("--threads", { Int($0).flatMap { (1...1024).contains($0) ? $0 : nil } }, else: {
+            "--threads needs a whole number from 1 to 1024, got '\($0)'" }) { o.threads = n }
+    }
+
+    /// The output, its encoding, the report and given transforms.
+    private static func parseOutput(_ args: ParsedArguments, into s: inout Settings) throws {
+        if let q = try args.value("--quality", { Int($0).flatMap { (1...100).contains($0) ? $0 : nil } }, else: {
+            "--quality needs a whole number from 1 to 100, got '\($0)'" }) { s.quality = q }
+        if let d = try args.value("--depth", { ["8": 8, "16": 16, "32f": 32][$0] }, else: {
+            "--depth needs 8, 16 or 32f, got '\($0)'" }) {
             s.depth = d
             // A result written with more than 8 bits keeps them in the store too.
             if d > 8 { s.options.storeDepth = .sixteen }
-        }
-        if let v = args["--star-sigma"] {
-            guard let k = Double(v), k > 0, k.isFinite else {
-                throw UsageError(description: "--star-sigma needs a positive number of σ such as 3, got '\(v)'")
-            }
-            s.options.starDetectionSigma = k
-        }
-        if let v = args["--weights"] {
-            guard let w = FrameWeighting(rawValue: v) else {
-                throw UsageError(description: "unknown --weights '\(v)' (expected equal or auto)")
-            }
-            s.options.weighting = w
-        }
-        if let v = args["--kappa"] {
-            let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Float(String($0)) }
-            guard (1...2).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! > 0 && $0!.isFinite }) else {
-                throw UsageError(description: "--kappa needs a positive number or LOW,HIGH, got '\(v)'")
-            }
-            s.options.kappaLow = parts[0]!
-            s.options.kappaHigh = parts.last!!
-        }
-        s.options.calibration.bias = args.lists["--bias"] ?? []
-        s.options.calibration.dark = args.lists["--dark"] ?? []
-        s.options.calibration.flat = args.lists["--flat"] ?? []
-        s.options.calibration.cosmetic = args.flags.contains("--cosmetic")
-        if s.options.calibration.cosmetic && s.options.calibration.dark.isEmpty {
-            throw UsageError(description: "--cosmetic needs dark frames (--dark), where hot pixels are found")
-        }
-        if let v = args["--master-mode"] {
-            switch v {
-            case "median": s.options.calibration.masterKernel = .median
-            case "sigma-clip": s.options.calibration.masterKernel = .sigmaClip
-            default: throw UsageError(description: "unknown --master-mode '\(v)' (expected median or sigma-clip)")
-            }
-        }
-        if let v = args["--normalize"] {
-            guard let n = Normalization(rawValue: v) else {
-                throw UsageError(description: "unknown --normalize '\(v)' (expected none, additive, multiplicative or addscale)")
-            }
-            s.options.normalization = n
-        }
-        if let v = args["--memory-limit"] {
-            guard let bytes = parseByteSize(v), bytes >= 1 << 20 else {
-                throw UsageError(description: "--memory-limit needs a size of at least 1M such as 512M or 4G, got '\(v)'")
-            }
-            s.options.memoryLimit = bytes
-        }
-        if let v = args["--min-score"] {
-            guard let x = Double(v), x >= 0, x <= 1 else {
-                throw UsageError(description: "--min-score needs a number from 0 to 1, got '\(v)'")
-            }
-            s.options.minimumScore = x
-        }
-        if let v = args["--threads"] {
-            guard let n = Int(v), n >= 1, n <= 1024 else {
-                throw UsageError(description: "--threads needs a whole number from 1 to 1024, got '\(v)'")
-            }
-            s.options.threads = n
         }
         if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
@@ -234,15 +218,6 @@ struct StackCommand {
             }
             s.transforms = v
         }
-        s.inputs = args.positionals
-        guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
-        if s.output == nil {
-            try checkDepth(s.depth, format: ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
-        }
-        guard s.options.referenceIndex < s.inputs.count else {
-            throw UsageError(description: "--reference \(s.options.referenceIndex) is out of range: \(s.inputs.count) frame(s) given (indices 0…\(s.inputs.count - 1))")
-        }
-        return .run(s)
     }
 
     /// Refuses a `--depth` the output format cannot hold (16 needs PNG, TIFF

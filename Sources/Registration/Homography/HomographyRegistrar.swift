@@ -177,21 +177,8 @@ public final class HomographyRegistrar: Sendable {
             return fallback("The refined homography is singular.", iterations: iterations)
         }
         let result = coords.pixels(inverseWarp)
-        guard result.matrix.allSatisfy(\.isFinite) else {
-            return fallback("The refined homography is not finite.", iterations: iterations)
-        }
-        let diagonal = (Double(width * width + height * height)).squareRoot()
-        var correction = 0.0
-        for (cx, cy) in [(0.0, 0.0), (Double(width - 1), 0), (Double(width - 1), Double(height - 1)), (0, Double(height - 1))] {
-            let a = result.apply(x: cx, y: cy), b = translation.apply(x: cx, y: cy)
-            let w = result.matrix[6] * cx + result.matrix[7] * cy + result.matrix[8]
-            guard w > 0 else { return fallback("The refined homography folds the image over.", iterations: iterations) }
-            correction = max(correction, ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot())
-        }
-        guard correction.isFinite, correction <= options.maxCornerCorrection * diagonal else {
-            let moved = correction.isFinite ? "\((correction * 10).rounded() / 10) px" : "without bound"
-            return fallback("The refinement diverged (a corner moved \(moved) from the translation).",
-                            iterations: iterations)
+        if let reason = implausibility(of: result, against: translation) {
+            return fallback(reason, iterations: iterations)
         }
 
         // 4. Score: phase correlation of the warped score level against the reference.
@@ -221,6 +208,27 @@ public final class HomographyRegistrar: Sendable {
                                   isAccepted: scorer.options.accepts(score: score, overlapAgreement: agreement),
                                   iterations: iterations, residualRMS: rms, fallbackReason: nil,
                                   overlapAgreement: agreement)
+    }
+
+    /// Why the refined `result` (frame → reference, pixels) cannot be
+    /// right, or nil: not finite, folding the image over (a corner behind
+    /// the horizon), or a corner moved from `translation` by more than
+    /// `maxCornerCorrection` of the diagonal.
+    private func implausibility(of result: Transform, against translation: Transform) -> String? {
+        guard result.matrix.allSatisfy(\.isFinite) else { return "The refined homography is not finite." }
+        let diagonal = (Double(width * width + height * height)).squareRoot()
+        var correction = 0.0
+        for (cx, cy) in [(0.0, 0.0), (Double(width - 1), 0), (Double(width - 1), Double(height - 1)), (0, Double(height - 1))] {
+            let a = result.apply(x: cx, y: cy), b = translation.apply(x: cx, y: cy)
+            let w = result.matrix[6] * cx + result.matrix[7] * cy + result.matrix[8]
+            guard w > 0 else { return "The refined homography folds the image over." }
+            correction = max(correction, ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot())
+        }
+        guard correction.isFinite, correction <= options.maxCornerCorrection * diagonal else {
+            let moved = correction.isFinite ? "\((correction * 10).rounded() / 10) px" : "without bound"
+            return "The refinement diverged (a corner moved \(moved) from the translation)."
+        }
+        return nil
     }
 
     /// Stage 1 of `TranslationRegistrar.estimate` on a score-level plane: the
