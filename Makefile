@@ -52,12 +52,17 @@ release: deps
 	$(RELEASE) --product stack
 	$(RELEASE) --product make-scene
 
-## demo: stack the bundled sample burst and say where the result is.
+## demo: stack the bundled sample burst with the median, which removes the
+## passers-by, and write a before/after picture (reference frame left, stack
+## right); say where both are.
 demo: release
 	@mkdir -p $(dir $(DEMO_OUT))
 	@bin=$$($(RELEASE) --show-bin-path); \
-	"$$bin/stack" --mode average --output $(DEMO_OUT) --report $(basename $(DEMO_OUT)).json Samples/street/frame_*.jpg && \
-	echo "Stacked image: $(abspath $(DEMO_OUT))  (report: $(abspath $(basename $(DEMO_OUT)).json))"
+	"$$bin/stack" --mode median --output $(DEMO_OUT) --report $(basename $(DEMO_OUT)).json \
+	  --before-after $(basename $(DEMO_OUT))-before-after.jpg Samples/street/frame_*.jpg && \
+	echo "Stacked image (median of 8 frames): $(abspath $(DEMO_OUT))" && \
+	echo "Before/after (reference frame left, stack right): $(abspath $(basename $(DEMO_OUT))-before-after.jpg)" && \
+	echo "Report: $(abspath $(basename $(DEMO_OUT)).json)"
 
 ## test: build everything, run all test suites, build and run the README's
 ## library client (make library-client), replay the bad-input corpus through

@@ -24,6 +24,8 @@ struct StackCommand {
         OptionSpec(names: ["--depth"], valueName: "8|16|32f",
                    help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: the reference frame's, or the nearest the output format has)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
+        OptionSpec(names: ["--before-after"], valueName: "file",
+                   help: "also write the reference frame (left) beside the stack (right), to see what stacking did"),
         OptionSpec(names: ["--transforms"], valueName: "file.json",
                    help: "stack with the per-frame transforms (and reference, and left-out frames) of a report or a file of its shape, without registering"),
         OptionSpec(names: ["--weights"], valueName: "equal|auto",
@@ -94,6 +96,8 @@ struct StackCommand {
         var inputs: [FilePath] = []
         var output: FilePath?
         var report: FilePath?
+        /// Where to write the reference frame beside the stack, if anywhere.
+        var beforeAfter: FilePath?
         /// A report (or file of its shape) whose transforms replace registration.
         var transforms: FilePath?
         var quality = 95
@@ -210,6 +214,12 @@ struct StackCommand {
         if let v = args.values["--report"] {
             guard !v.isEmpty else { throw UsageError(description: "--report needs a file name") }
             s.report = v
+        }
+        if let v = args.values["--before-after"] {
+            guard ImageFormat.fromExtension(of: v) != nil else {
+                throw UsageError(description: "--before-after '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
+            }
+            s.beforeAfter = v
         }
         if let v = args.values["--transforms"] {
             guard !v.isEmpty else { throw UsageError(description: "--transforms needs a file name") }

@@ -45,10 +45,13 @@ func runStack(_ arguments: [FilePath]) -> ExitCode {
 func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     let output = settings.output ?? OutputPath.implicit(firstInput: settings.inputs[0])
     try OutputPath.refuseOverwritingInputs(output: output, inputs: settings.inputs)
-    if let report = settings.report {
-        try OutputPath.refuseOverwritingInputs(output: report, inputs: settings.inputs)
-        guard report != output else {
-            throw StackerError.invalidInput(path: report.description, reason: "the report and the output are the same file")
+    if let report = settings.report, report == settings.beforeAfter {
+        throw StackerError.invalidInput(path: report.description, reason: "the report and the before/after picture are the same file")
+    }
+    for extra in [settings.report, settings.beforeAfter].compactMap({ $0 }) {
+        try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
+        guard extra != output else {
+            throw StackerError.invalidInput(path: extra.description, reason: "this file is the output itself; choose another name")
         }
     }
     Signals.install()
@@ -70,10 +73,17 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     try result.write(to: output, quality: settings.quality, depth: settings.depth)
     result.timings.addEncode(since: start)
     if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
+    if let picture = settings.beforeAfter {
+        let reference = try ImageFile.read(settings.inputs[result.referenceIndex], maxPixels: options.maxPixels).image
+        let beforeAfter = StackResult(image: .sideBySide(reference, result.image), frames: result.frames,
+                                      referenceIndex: result.referenceIndex, metadata: result.metadata, options: options)
+        try beforeAfter.write(to: picture, quality: settings.quality, depth: settings.depth)
+    }
     if !settings.quiet {
         let used = result.frames.filter(\.used).count
         let note = settings.output == nil ? " (no --output given)" : ""
-        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)")
+        let picture = settings.beforeAfter.map { "; before/after: \($0)" } ?? ""
+        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)\(picture)")
     }
 }
 

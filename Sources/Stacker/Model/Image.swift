@@ -80,3 +80,25 @@ public struct Image: Sendable, Equatable {
         return (made.full, made.small)
     }
 }
+
+extension Image {
+    /// `left` and `right` side by side on one canvas, `gap` pixels apart
+    /// (filled with `background`), top-aligned; a grey image beside a colour
+    /// one is repeated into three channels. For before/after pictures.
+    public static func sideBySide(_ left: Image, _ right: Image, gap: Int = 16, background: Float = 1) -> Image {
+        let channels = max(left.channels, right.channels)
+        let width = left.width + gap + right.width, height = max(left.height, right.height)
+        var canvas = Image(width: width, height: height, channels: channels, repeating: background)
+        for (image, x0) in [(left, 0), (right, left.width + gap)] {
+            for c in 0..<channels {
+                let source = image.planes[min(c, image.channels - 1)].pixels
+                for y in 0..<image.height {
+                    let row = y * width + x0
+                    canvas.planes[c].pixels.replaceSubrange(row..<row + image.width,
+                                                            with: source[y * image.width..<(y + 1) * image.width])
+                }
+            }
+        }
+        return canvas
+    }
+}
