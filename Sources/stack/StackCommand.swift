@@ -127,9 +127,6 @@ struct StackCommand {
         if s.output == nil {
             try checkDepth(s.depth, format: ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
         }
-        guard s.options.referenceIndex < s.inputs.count else {
-            throw UsageError(description: "--reference \(s.options.referenceIndex) is out of range: \(s.inputs.count) frame(s) given (indices 0…\(s.inputs.count - 1))")
-        }
         return .run(s)
     }
 
@@ -227,6 +224,14 @@ struct StackCommand {
                 throw UsageError(description: "--transforms takes the reference from its file; drop --reference")
             }
             s.transforms = v
+        }
+    }
+
+    /// Refuses a `--reference` past the last of `frameCount` frames (files
+    /// that hold several frames count each).
+    static func checkReference(_ options: StackOptions, frameCount: Int) throws {
+        guard options.referenceIndex < frameCount else {
+            throw UsageError(description: "--reference \(options.referenceIndex) is out of range: \(frameCount) frame(s) given (indices 0…\(frameCount - 1))")
         }
     }
 

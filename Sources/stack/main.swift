@@ -29,6 +29,10 @@ func runStack(_ arguments: [FilePath]) -> ExitCode {
         do {
             try stackFrames(settings, terminal: terminal)
             return .success
+        } catch let error as UsageError {
+            terminal.line("stack: error: \(error)")
+            terminal.line("Usage: \(StackCommand.usage)")
+            return .usage
         } catch let error as StackerError {
             terminal.clearProgress()
             terminal.line("stack: error: \(error)")
@@ -56,12 +60,14 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     }
     Signals.install()
     var options = settings.options
+    let frames = FrameSource.frames(in: settings.inputs)
+    try StackCommand.checkReference(options, frameCount: frames.count)
     if let file = settings.transforms {
-        try TransformsFile.read(file).apply(to: &options, frameCount: settings.inputs.count, path: file)
+        try TransformsFile.read(file).apply(to: &options, frameCount: frames.count, path: file)
     }
     options.temporaryDirectory = AtomicFile.folder(of: output)
     let modeName = options.mode.rawValue
-    var result = try stack(settings.inputs.map { .file($0) }, options: options) { p in
+    var result = try stack(frames, options: options) { p in
         switch p.stage {
         case .aligning: terminal.progress("stack: aligning \(p.completed)/\(p.total) \(p.path ?? "")")
         case .combining: terminal.progress("stack: combining \(p.total) frames (\(modeName))…")
@@ -74,7 +80,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     result.timings.addEncode(since: start)
     if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
     if let picture = settings.beforeAfter {
-        let reference = try ImageFile.read(settings.inputs[result.referenceIndex], maxPixels: options.maxPixels).image
+        let reference = try frames[result.referenceIndex].image(maxPixels: options.maxPixels)
         let beforeAfter = StackResult(image: .sideBySide(reference, result.image), frames: result.frames,
                                       referenceIndex: result.referenceIndex, metadata: result.metadata, options: options)
         try beforeAfter.write(to: picture, quality: settings.quality, depth: settings.depth)

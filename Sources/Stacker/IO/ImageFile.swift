@@ -159,6 +159,27 @@ public enum ImageFile: Sendable {
         return try decode(bytes: bytes, path: path.description, maxPixels: maxPixels)
     }
 
+    /// How many frames the file at `path` holds: 1 for an ordinary image,
+    /// more for a file that holds a sequence (`FrameSource.frames(in:)`
+    /// expands it). Reads no more than the formats' headers need.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    public static func frameCount(_ path: some FilePathConvertible) throws -> Int {
+        _ = path
+        return 1
+    }
+
+    /// Decodes frame `index` (from 0) of the file at `path`; for a file of
+    /// one frame, index 0 is `read(_:maxPixels:)`.
+    /// - Throws: `StackerError.unreadable` naming `path`, also when the file
+    ///   has no such frame.
+    public static func readFrame(_ index: Int, of path: some FilePathConvertible,
+                                 maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
+        guard index == 0 else {
+            throw StackerError.unreadable(path: path.filePath.description, reason: "the file holds one frame, not a frame \(index)")
+        }
+        return try read(path, maxPixels: maxPixels)
+    }
+
     /// Decodes a JPEG, PNG, TIFF or FITS file held in memory.
     /// - Parameters:
     ///   - bytes: the whole file.

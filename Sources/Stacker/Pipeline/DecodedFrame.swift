@@ -42,6 +42,10 @@ struct DecodedFrame: Sendable {
     static func load(_ source: FrameSource, maxPixels: Int, form: Form) throws -> DecodedFrame {
         switch source {
         case .file(let path): return try read(path, maxPixels: maxPixels, form: form)
+        case .frameInFile(let path, let index):
+            let decoded = try ImageFile.readFrame(index, of: path, maxPixels: maxPixels)
+            return DecodedFrame(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
+                                keywords: decoded.keywords)
         case .image(let image, _): return DecodedFrame(pixels: .floats(image), bitDepth: 32, exif: nil, keywords: [])
         }
     }

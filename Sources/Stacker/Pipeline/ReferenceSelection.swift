@@ -16,11 +16,7 @@ enum ReferenceSelection {
                          options: StackOptions) throws -> (index: Int, sharpness: [Double?]) {
         let outcomes = parallelMap(sources.count, threads: max(1, options.threads)) { i -> Result<Double, StackerError> in
             do {
-                let image: Image
-                switch sources[i] {
-                case .file(let path): image = try ImageFile.read(path, maxPixels: options.maxPixels).image
-                case .image(let given, _): image = given
-                }
+                let image = try sources[i].image(maxPixels: options.maxPixels)
                 return .success(sharpness(of: image.luma))
             } catch {
                 return .failure((error as? StackerError) ?? .unreadable(path: names[i], reason: "\(error)"))

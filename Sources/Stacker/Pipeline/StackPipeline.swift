@@ -158,14 +158,20 @@ enum StackPipeline {
         return finished.image
     }
 
-    /// For every file named again (after resolving `.`, `..` and links),
-    /// the index of its first mention. Images in memory are never the same.
+    /// For every frame named again (the same file after resolving `.`,
+    /// `..` and links, and the same frame in it), the index of its first
+    /// mention. Images in memory are never the same.
     static func duplicateIndices(_ sources: [FrameSource]) -> [Int: Int] {
-        var firstSeen: [FilePath: Int] = [:]
+        struct Key: Hashable { var path: FilePath; var frame: Int }
+        var firstSeen: [Key: Int] = [:]
         var duplicates: [Int: Int] = [:]
         for (i, source) in sources.enumerated() {
-            guard let path = source.filePath else { continue }
-            let key = path.canonical
+            let key: Key
+            switch source {
+            case .file(let path): key = Key(path: path.canonical, frame: -1)
+            case .frameInFile(let path, let frame): key = Key(path: path.canonical, frame: frame)
+            case .image: continue
+            }
             if let j = firstSeen[key] { duplicates[i] = j } else { firstSeen[key] = i }
         }
         return duplicates
