@@ -70,7 +70,7 @@ struct FuzzRegistrationCase {
         let ref = take(rw * rh), frm = take(fw * fh)
         reference = Plane(width: rw, height: rh, pixels: ref.map { (Float($0) - offset) * scale })
         frame = Plane(width: fw, height: fh, pixels: frm.map { (Float($0) - offset) * scale })
-        frameBytes = BytePlane(width: fw, height: fh, samples: frm)
+        frameBytes = BytePlane(width: fw, height: fh, pixels: frm)
     }
 }
 

@@ -218,7 +218,7 @@ final class Bench {
                     // search plane is shrunk from the bytes and the estimate
                     // reads them (here the luma on 8-bit steps stands in for Y).
                     let bytes = BytePlane(width: plane.width, height: plane.height,
-                                          samples: plane.pixels.map { UInt8((min(1, max(0, $0)) * 255).rounded()) })
+                                          pixels: plane.pixels.map { UInt8((min(1, max(0, $0)) * 255).rounded()) })
                     let eT2 = now()
                     let small = bytes.downsampled(by: registrar.searchFactor)
                     let fT = now()

@@ -1,35 +1,16 @@
-/// A single-channel image of 8-bit samples, stored row-major like `Plane`.
-///
-/// Sample `v` stands for the `Plane` value `v / 255`. Frames read from 8-bit
-/// files stay in this form until they are warped: a quarter of the memory of
-/// a `Plane`, and no pass that turns every sample into a float first.
-public struct BytePlane: Sendable, Equatable {
-    /// Width in pixels.
-    public let width: Int
-    /// Height in pixels.
-    public let height: Int
-    /// Row-major samples, `width * height` of them.
-    public var samples: [UInt8]
+/// 8-bit samples, `v` standing for the `Plane` value `v / 255`. Frames read
+/// from 8-bit files stay in this form until they are warped: a quarter of
+/// the memory of a `Plane`, and no pass that turns every sample into a float
+/// first.
+public typealias BytePlane = PixelPlane<UInt8>
 
-    /// A plane over existing samples; `samples.count` must be `width * height`.
-    public init(width: Int, height: Int, samples: [UInt8]) {
-        precondition(width >= 0 && height >= 0, "BytePlane size \(width)×\(height) is negative")
-        precondition(samples.count == width * height,
-                     "BytePlane \(width)×\(height) needs \(width * height) samples, got \(samples.count)")
-        self.width = width
-        self.height = height
-        self.samples = samples
-    }
-
-    /// Number of samples.
-    @inlinable public var count: Int { width * height }
-
+extension PixelPlane where Sample == UInt8 {
     /// The plane as floats, each sample `v / 255` (a division, so the values
     /// are exactly those a float decode of the same file gives).
     public var floats: Plane {
         let n = count
         let px = [Float](unsafeUninitializedCapacity: n) { dst, initialised in
-            samples.withUnsafeBufferPointer { src in
+            pixels.withUnsafeBufferPointer { src in
                 if let s = src.baseAddress, let d = dst.baseAddress { UInt8.convert(s, count: n, into: d) }
             }
             initialised = n
@@ -42,7 +23,7 @@ public struct BytePlane: Sendable, Equatable {
 /// `v / 255`. Kernels generic over it fold `unit` into their weights, so
 /// 8-bit samples are never converted to floats in a pass of their own.
 @usableFromInline
-package protocol PlaneSample: BitwiseCopyable {
+package protocol PlaneSample: BitwiseCopyable, Sendable, Equatable, ExpressibleByIntegerLiteral {
     /// The factor that turns `float` into the plane's value (1 for `Float`,
     /// 1/255 for `UInt8`).
     static var unit: Float { get }
@@ -51,9 +32,15 @@ package protocol PlaneSample: BitwiseCopyable {
     /// `out[i]` = sample `i` of `source` as the plane's value, exactly (for
     /// `UInt8` a division by 255, as `BytePlane.floats`).
     static func convert(_ source: UnsafePointer<Self>, count: Int, into out: UnsafeMutablePointer<Float>)
+    /// `plane` as float values.
+    static func floatPlane(of plane: PixelPlane<Self>) -> Plane
+    /// `plane` shrunk by `factor` with a box average, as float values.
+    static func downsample(_ plane: PixelPlane<Self>, by factor: Int) -> Plane
 }
 
 extension Float: PlaneSample {
+    @usableFromInline package static func floatPlane(of plane: Plane) -> Plane { plane }
+    @usableFromInline package static func downsample(_ plane: Plane, by factor: Int) -> Plane { plane.downsampled(by: factor) }
     /// 1: a float sample is the plane's value.
     @inlinable package static var unit: Float { 1 }
     /// The sample itself.
@@ -66,6 +53,8 @@ extension Float: PlaneSample {
 }
 
 extension UInt8: PlaneSample {
+    @usableFromInline package static func floatPlane(of plane: BytePlane) -> Plane { plane.floats }
+    @usableFromInline package static func downsample(_ plane: BytePlane, by factor: Int) -> Plane { plane.downsampled(by: factor) }
     /// 1/255: an 8-bit sample `v` stands for `v / 255`.
     @inlinable package static var unit: Float { 1 / 255 }
     /// `Float(self)`.

@@ -1,26 +1,29 @@
-/// A single-channel image of `Float` samples, stored row-major.
+/// A single-channel image, stored row-major, over one sample type:
+/// `Plane` holds `Float`s, `BytePlane` 8-bit samples.
 ///
 /// Coordinates: pixel centres at integer coordinates, origin top-left,
 /// x to the right, y down. `pixels[y * width + x]` is the sample at `(x, y)`.
-/// Values are unitless; Stacker uses 0…1 (file value / maximum).
-public struct Plane: Sendable, Equatable {
+/// Float values are unitless (Stacker uses 0…1, file value / maximum); an
+/// 8-bit sample `v` stands for the float value `v / 255`.
+public struct PixelPlane<Sample: BitwiseCopyable & Sendable & Equatable & ExpressibleByIntegerLiteral>: Sendable, Equatable {
     /// Width in pixels.
     public let width: Int
     /// Height in pixels.
     public let height: Int
     /// Row-major samples, `width * height` of them.
-    public var pixels: [Float]
+    public var pixels: [Sample]
 
     /// A plane filled with `value`.
-    public init(width: Int, height: Int, repeating value: Float = 0) {
+    public init(width: Int, height: Int, repeating value: Sample = 0) {
         precondition(width >= 0 && height >= 0, "Plane size \(width)×\(height) is negative")
         self.width = width
         self.height = height
-        self.pixels = [Float](repeating: value, count: width * height)
+        self.pixels = [Sample](repeating: value, count: width * height)
     }
 
     /// A plane over existing samples; `pixels.count` must be `width * height`.
-    public init(width: Int, height: Int, pixels: [Float]) {
+    public init(width: Int, height: Int, pixels: [Sample]) {
+        precondition(width >= 0 && height >= 0, "Plane size \(width)×\(height) is negative")
         precondition(pixels.count == width * height,
                      "Plane \(width)×\(height) needs \(width * height) samples, got \(pixels.count)")
         self.width = width
@@ -32,11 +35,14 @@ public struct Plane: Sendable, Equatable {
     @inlinable public var count: Int { width * height }
 
     /// The sample at column `x`, row `y` (both must be in range).
-    @inlinable public subscript(x: Int, y: Int) -> Float {
+    @inlinable public subscript(x: Int, y: Int) -> Sample {
         get { pixels[y * width + x] }
         set { pixels[y * width + x] = newValue }
     }
 }
+
+/// Float samples.
+public typealias Plane = PixelPlane<Float>
 
 extension Array where Element == [Float] {
     /// `arrays` arrays of `count` floats each, left uninitialised for

@@ -17,32 +17,25 @@ package protocol SamplePlane: Sendable {
     var floatPlane: Plane { get }
     /// The plane shrunk by an integer `factor` with a box average, as
     /// floats (see `Plane.downsampled(by:)`); `factor <= 1` gives `floatPlane`.
-    func downsampled(by factor: Int) -> Plane
+    func shrunk(by factor: Int) -> Plane
 }
 
-extension Plane: SamplePlane {
-    /// The pixels.
-    package func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+extension PixelPlane: SamplePlane where Sample: PlaneSample {
+    package func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<Sample>) throws -> R) rethrows -> R {
         try pixels.withUnsafeBufferPointer(body)
     }
 
-    /// The plane itself.
-    public var floatPlane: Plane { self }
+    /// The plane as float values (the plane itself for `Plane`).
+    package var floatPlane: Plane { Sample.floatPlane(of: self) }
+
+    /// The plane shrunk by `factor` (box average), as float values.
+    package func shrunk(by factor: Int) -> Plane { Sample.downsample(self, by: factor) }
 }
 
-extension BytePlane: SamplePlane {
-    /// The samples.
-    package func withSampleBuffer<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try samples.withUnsafeBufferPointer(body)
-    }
-
-    /// `floats`.
-    public var floatPlane: Plane { floats }
-
-    /// The plane shrunk by an integer `factor` with a box average, as
-    /// `floats.downsampled(by:)` gives to float rounding, in one pass over
-    /// the bytes: each output row sums its `factor` input rows as integers
-    /// (exact), then groups of `factor` columns, and scales the sum once.
+extension PixelPlane where Sample == UInt8 {
+    /// The plane shrunk by `factor` (box average of `factor × factor`
+    /// blocks, the remainder rows and columns dropped), as float values;
+    /// the same values `floats.downsampled(by:)` gives, without the float copy.
     public func downsampled(by factor: Int) -> Plane {
         guard factor > 1 else { return floats }
         let w = width, ow = width / factor, oh = height / factor
@@ -51,7 +44,7 @@ extension BytePlane: SamplePlane {
         let scale = UInt8.unit / Float(factor * factor)
         var columns = [UInt32](repeating: 0, count: used)
         let out = [Float](unsafeUninitializedCapacity: ow * oh) { dst, initialised in
-            samples.withUnsafeBufferPointer { src in
+            pixels.withUnsafeBufferPointer { src in
                 columns.withUnsafeMutableBufferPointer { col in
                     guard let s = src.baseAddress, let c = col.baseAddress, let d = dst.baseAddress else { return }
                     for oy in 0..<oh {

@@ -8,7 +8,7 @@ struct ByteRegistrationTests {
     /// `plane` (already on 8-bit steps) as bytes.
     static func bytes(_ plane: Plane) -> BytePlane {
         BytePlane(width: plane.width, height: plane.height,
-                  samples: plane.pixels.map { UInt8((min(1, max(0, $0)) * 255).rounded()) })
+                  pixels: plane.pixels.map { UInt8((min(1, max(0, $0)) * 255).rounded()) })
     }
 
     @Test("street-like frames: the same shift as the float plane within 0.001 px, and within 0.08 px of the truth")
@@ -48,7 +48,7 @@ struct ByteRegistrationTests {
         #expect(small.width == expected.width && small.height == expected.height)
         for (a, b) in zip(small.pixels, expected.pixels) { #expect(abs(a - b) <= 1e-6) }
         // Generic over the sample type: a float plane gives its own downsampled copy, bit for bit.
-        func generic<P: SamplePlane>(_ p: P) -> Plane { p.downsampled(by: factor) }
+        func generic<P: SamplePlane>(_ p: P) -> Plane { p.shrunk(by: factor) }
         #expect(generic(floats) == expected)
         let crop = plane.cropped(x: -2, y: 3, width: 11, height: 7), floatCrop = floats.cropped(x: -2, y: 3, width: 11, height: 7)
         for (a, b) in zip(crop.pixels, floatCrop.pixels) { #expect(abs(a - b) <= 1e-6) }

@@ -13,7 +13,7 @@ struct ByteWarpTests {
             let smooth = (i % width) * 255 / width / 2 + (i / width) * 255 / height / 2
             return UInt8(truncatingIfNeeded: smooth / 2 + Int(state >> 58) * 2)
         }
-        return BytePlane(width: width, height: height, samples: samples)
+        return BytePlane(width: width, height: height, pixels: samples)
     }
 
     /// Rows `0..<height` of `warper`, each plane as an array.

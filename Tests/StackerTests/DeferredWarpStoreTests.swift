@@ -15,7 +15,7 @@ struct DeferredWarpStoreTests {
         var rng = KernelRNG(seed: seed)
         return (0..<frames).map { f in
             let planes = (0..<channels).map { c in
-                BytePlane(width: width, height: height, samples: (0..<width * height).map { _ in
+                BytePlane(width: width, height: height, pixels: (0..<width * height).map { _ in
                     rng.uniform() < 0.1 ? UInt8(230 + rng.int(in: 0...25)) : UInt8(60 + 30 * c + rng.int(in: 0...20))
                 })
             }

@@ -160,7 +160,7 @@ public final class TranslationRegistrar: Sendable {
         if let given = downsampled, factor > 1, given.width == width / factor, given.height == height / factor {
             small = given
         } else {
-            small = frame.downsampled(by: factor)
+            small = frame.shrunk(by: factor)
         }
         let frameMask = FillMask.detect(frame)
         if referenceMask != nil || frameMask != nil {

@@ -52,7 +52,7 @@ public struct RowWarper: Sendable {
             self.init(planes.map(\.floats), by: transform, width: width, height: height, interpolation: interpolation)
             return
         }
-        self.init(.bytes(planes.map(\.samples)), sizes: planes.map { ($0.width, $0.height) }, by: transform,
+        self.init(.bytes(planes.map(\.pixels)), sizes: planes.map { ($0.width, $0.height) }, by: transform,
                   width: width, height: height, interpolation: interpolation)
     }
 

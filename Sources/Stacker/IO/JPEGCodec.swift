@@ -93,7 +93,7 @@ enum JPEGCodec {
         let (h, pixels) = try decompress(bytes, path: path, maxPixels: maxPixels)
         guard h.channels == 3 else {
             return ByteImage(width: h.width, height: h.height,
-                             planes: [BytePlane(width: h.width, height: h.height, samples: pixels)])
+                             planes: [BytePlane(width: h.width, height: h.height, pixels: pixels)])
         }
         let planes = pixels.withUnsafeBufferPointer {
             PixelConversion.bytePlanes(from: $0, width: h.width, height: h.height)
@@ -147,9 +147,9 @@ enum JPEGCodec {
         if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
             throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))
         }
-        return YCbCrImage(luma: BytePlane(width: h.width, height: h.height, samples: y),
-                          chroma: [BytePlane(width: cw, height: ch, samples: cb),
-                                   BytePlane(width: cw, height: ch, samples: cr)],
+        return YCbCrImage(luma: BytePlane(width: h.width, height: h.height, pixels: y),
+                          chroma: [BytePlane(width: cw, height: ch, pixels: cb),
+                                   BytePlane(width: cw, height: ch, pixels: cr)],
                           chromaFactor: factor)
     }
 

@@ -33,8 +33,8 @@ enum Orientation {
 
     /// One 8-bit plane turned upright.
     static func apply(_ orientation: Int, to plane: BytePlane) -> BytePlane {
-        let (w, h, samples) = apply(orientation, to: plane.samples, width: plane.width, height: plane.height)
-        return BytePlane(width: w, height: h, samples: samples)
+        let (w, h, samples) = apply(orientation, to: plane.pixels, width: plane.width, height: plane.height)
+        return BytePlane(width: w, height: h, pixels: samples)
     }
 
     /// One plane turned upright.

@@ -61,7 +61,7 @@ enum PixelConversion {
             }
             rc = n
         }
-        return [r, g, b].map { BytePlane(width: width, height: height, samples: $0) }
+        return [r, g, b].map { BytePlane(width: width, height: height, pixels: $0) }
     }
 
     /// `r[i], g[i], b[i] = s[3i], s[3i+1], s[3i+2]` divided by 255.

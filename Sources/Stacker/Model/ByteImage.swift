@@ -1,27 +1,11 @@
 public import Registration
 
-/// A planar image of 8-bit samples, as an 8-bit JPEG holds them: the form a
-/// frame keeps from decode to warp (a quarter of the memory of `Image`, and
-/// no conversion pass). Sample `v` stands for the `Image` value `v / 255`.
-public struct ByteImage: Sendable, Equatable {
-    /// Width in pixels.
-    public let width: Int
-    /// Height in pixels.
-    public let height: Int
-    /// One plane per channel (1 = gray, 3 = RGB).
-    public var planes: [BytePlane]
+/// 8-bit samples, as an 8-bit JPEG holds them: the form a frame keeps from
+/// decode to warp (a quarter of the memory of an `Image`, and no conversion
+/// pass). Sample `v` stands for the `Image` value `v / 255`.
+public typealias ByteImage = PlanarImage<UInt8>
 
-    /// An image over existing planes, which must all be `width × height`.
-    public init(width: Int, height: Int, planes: [BytePlane]) {
-        Image.requireSize(width, height, of: planes.map { ($0.width, $0.height) })
-        self.width = width
-        self.height = height
-        self.planes = planes
-    }
-
-    /// Number of channels (1 or 3).
-    public var channels: Int { planes.count }
-
+extension PlanarImage where Sample == UInt8 {
     /// The image as floats, `v / 255`: what a float decode gives.
     public var floats: Image { Image(width: width, height: height, planes: planes.map(\.floats)) }
 
@@ -32,7 +16,7 @@ public struct ByteImage: Sendable, Equatable {
             let luma = planes[0].floats
             return (luma, luma.downsampled(by: factor))
         }
-        return Image.rec601Luma(planes[0].samples, planes[1].samples, planes[2].samples, width: width, height: height,
+        return Image.rec601Luma(planes[0].pixels, planes[1].pixels, planes[2].pixels, width: width, height: height,
                                 downsampledBy: factor)
     }
 }

@@ -1,48 +1,50 @@
 public import Registration
 
-/// A planar colour or grayscale image of `Float` samples.
+/// A planar colour or grayscale image over one sample type: `Image` holds
+/// `Float`s, `ByteImage` the 8-bit samples a frame keeps from decode to warp.
 ///
 /// Values are linear in file values and scaled to 0…1 (an 8-bit file value
-/// `v` is `v / 255`, a 16-bit one `v / 65535`); no gamma is removed.
-/// `planes` holds one `Plane` per channel: 1 (gray) or 3 (R, G, B), all of
-/// the same size. Coordinates follow `Plane`: origin top-left, y down.
-public struct Image: Sendable, Equatable {
+/// `v` is `v / 255`, a 16-bit one `v / 65535`; a `ByteImage` sample `v`
+/// stands for `v / 255`); no gamma is removed. `planes` holds one plane per
+/// channel: 1 (gray) or 3 (R, G, B), all of the same size. Coordinates
+/// follow `Plane`: origin top-left, y down.
+public struct PlanarImage<Sample: BitwiseCopyable & Sendable & Equatable & ExpressibleByIntegerLiteral>: Sendable, Equatable {
     /// Width in pixels.
     public let width: Int
     /// Height in pixels.
     public let height: Int
     /// One plane per channel (1 = gray, 3 = RGB).
-    public var planes: [Plane]
+    public var planes: [PixelPlane<Sample>]
 
     /// An image over existing planes, which must all be `width × height`.
-    public init(width: Int, height: Int, planes: [Plane]) {
-        Self.requireSize(width, height, of: planes.map { ($0.width, $0.height) })
+    public init(width: Int, height: Int, planes: [PixelPlane<Sample>]) {
+        precondition(!planes.isEmpty, "an image needs at least one plane")
+        for p in planes {
+            precondition(p.width == width && p.height == height,
+                         "Plane \(p.width)×\(p.height) does not match image \(width)×\(height)")
+        }
         self.width = width
         self.height = height
         self.planes = planes
     }
 
     /// An image of `channels` planes filled with `value`.
-    public init(width: Int, height: Int, channels: Int, repeating value: Float = 0) {
+    public init(width: Int, height: Int, channels: Int, repeating value: Sample = 0) {
         self.init(width: width, height: height,
-                  planes: Array(repeating: Plane(width: width, height: height, repeating: value),
-                                count: channels))
+                  planes: Array(repeating: PixelPlane(width: width, height: height, repeating: value), count: channels))
     }
 
     /// Number of channels (1 or 3).
     public var channels: Int { planes.count }
 
-    /// Stops unless there is at least one plane and every `(width, height)` in `sizes` is the image's.
-    static func requireSize(_ width: Int, _ height: Int, of sizes: [(Int, Int)]) {
-        precondition(!sizes.isEmpty, "an image needs at least one plane")
-        for (w, h) in sizes {
-            precondition(w == width && h == height, "Plane \(w)×\(h) does not match image \(width)×\(height)")
-        }
-    }
-
     /// Number of pixels (`width * height`).
     public var pixelCount: Int { width * height }
+}
 
+/// Float samples, 0…1.
+public typealias Image = PlanarImage<Float>
+
+extension PlanarImage where Sample == Float {
     /// The luma plane (Rec. 601 weights on the file values) used for
     /// registration; the plane itself for a gray image.
     public var luma: Plane { luma(downsampledBy: 1).luma }
