@@ -1,48 +1,49 @@
 import Registration
 
-/// The registration model of a run behind one interface: translation
-/// (phase correlation), homography or stars, built once from the reference luma.
+/// A frame's registration as the pipeline records it, whatever the model.
+struct RegistrationEstimate: Sendable {
+    /// Frame → reference.
+    var transform: Transform
+    /// The model's confidence, 0…1.
+    var score: Double
+    /// The model's own verdict (translation, homography: the score, or below
+    /// the threshold the overlap agreement); nil when the pipeline compares
+    /// the score with the threshold itself (stars).
+    var isAccepted: Bool?
+    /// Why the model refused the frame; nil when it did not.
+    var rejection: String?
+    /// The overlap agreement, when it was measured (translation, homography).
+    var overlapAgreement: Double?
+    /// A remark, e.g. why a homography fell back to the translation.
+    var note: String?
+    /// What the frame's stars showed (star models).
+    var stars: StarSummary?
+}
+
+/// Stars found and matched in one frame, with their median FWHM (px).
+struct StarSummary: Sendable {
+    var found: Int
+    var matched: Int
+    var fwhm: Double?
+}
+
+/// One registration model behind the pipeline's single interface: built
+/// once from the reference luma, then asked for each frame's estimate.
+/// Conformances must be thread-safe.
+protocol RegistrationModel: Sendable {
+    /// The factor the model searches a shrunk luma at (translation), else nil.
+    var lumaSearchFactor: Int? { get }
+    /// The reference's own stars (star models), else nil.
+    var referenceStarSummary: StarSummary? { get }
+    /// The estimate for a frame's luma (with `downsampled`, the luma shrunk
+    /// by `searchFactor`, when the caller made it).
+    func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate
+}
+
+/// The run's registration model, chosen by `alignment` and built from the
+/// reference luma: translation (phase correlation), homography or stars.
 struct FrameRegistrar: Sendable {
-    /// One frame's registration: transform (frame → reference), score, remark.
-    struct Estimate: Sendable {
-        var transform: Transform
-        var score: Double
-        var note: String?
-        /// Why the model itself refused the frame (nil when it did not).
-        var rejection: String?
-        /// Star alignment only: what the frame's stars showed.
-        var stars: StarSummary?
-        /// Translation and homography: the overlap agreement, measured when
-        /// the score alone fell below the threshold (else nil).
-        var overlapAgreement: Double?
-        /// Translation and homography: the model's own acceptance (the score,
-        /// or below the threshold the overlap agreement); nil for stars,
-        /// whose score the pipeline compares with the threshold.
-        var isAccepted: Bool?
-    }
-
-    /// Stars found and matched in one frame, with their median FWHM (px).
-    struct StarSummary: Sendable {
-        var found: Int
-        var matched: Int
-        var fwhm: Double?
-    }
-
-    private enum Model: Sendable {
-        case translation(TranslationRegistrar)
-        case homography(HomographyRegistrar)
-        case stars(StarRegistrar)
-    }
-    private let model: Model
-
-    /// The reference frame's own stars (star alignment only): all of them
-    /// count as matched.
-    var referenceStars: StarSummary? {
-        guard case .stars(let r) = model else { return nil }
-        let widths = r.referenceStars.map(\.fwhm).sorted()
-        return StarSummary(found: widths.count, matched: widths.count,
-                           fwhm: widths.isEmpty ? nil : widths[widths.count / 2])
-    }
+    private let model: any RegistrationModel
 
     /// Prepares registration against `reference` for `alignment` (not
     /// `.none`); star alignment detects stars at `starSigma` background σ.
@@ -55,62 +56,80 @@ struct FrameRegistrar: Sendable {
         case .homography:
             var options = HomographyOptions()
             options.minimumScore = minimumScore
-            model = .homography(try HomographyRegistrar(reference: reference, options: options))
+            model = try HomographyRegistrar(reference: reference, options: options)
         case .stars, .starsAffine:
             var options = StarOptions()
             options.detection.detectionSigma = starSigma
             options.model = alignment == .starsAffine ? .affine : .similarity
-            model = .stars(try StarRegistrar(reference: reference, options: options))
+            model = try StarRegistrar(reference: reference, options: options)
         case .translation, .none:
             var options = TranslationOptions()
             options.minimumScore = minimumScore
-            model = .translation(try TranslationRegistrar(reference: reference, options: options))
+            model = try TranslationRegistrar(reference: reference, options: options)
         }
     }
 
-    /// The factor the translation search shrinks the luma by (see
-    /// `TranslationRegistrar.searchFactor`); nil for the other models.
-    var searchFactor: Int? {
-        if case .translation(let r) = model { return r.searchFactor }
-        return nil
-    }
+    /// See `RegistrationModel.lumaSearchFactor`.
+    var searchFactor: Int? { model.lumaSearchFactor }
+    /// See `RegistrationModel.referenceStarSummary`.
+    var referenceStars: StarSummary? { model.referenceStarSummary }
 
-    /// Registers one frame's luma (translation: with `downsampled`, the
-    /// luma shrunk by `searchFactor`, when the caller made it; the other
-    /// models take it as floats). A float luma spanning less than 1/1000 of
+    /// Registers one frame's luma. A float luma spanning less than 1/1000 of
     /// the scale is rescaled first (`RegistrationScale`: affine, so the
     /// transform is that of the frame at any scale). Thread-safe.
-    func estimate(_ given: DecodedFrame.Luma, downsampled givenSmall: Plane? = nil) throws -> Estimate {
-        var luma = given, downsampled = givenSmall
-        if case .floats(let plane) = given {
-            let scaled = RegistrationScale.normalised(plane)
-            luma = .floats(scaled.plane)
-            downsampled = givenSmall.map(scaled.transform)
+    func estimate(_ given: DecodedFrame.Luma, downsampled givenSmall: Plane? = nil) throws -> RegistrationEstimate {
+        guard case .floats(let plane) = given else { return try model.estimate(given, downsampled: givenSmall) }
+        let scaled = RegistrationScale.normalised(plane)
+        return try model.estimate(.floats(scaled.plane), downsampled: givenSmall.map(scaled.transform))
+    }
+}
+
+extension TranslationRegistrar: RegistrationModel {
+    var lumaSearchFactor: Int? { searchFactor }
+    var referenceStarSummary: StarSummary? { nil }
+
+    func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
+        let e: TranslationEstimate
+        switch luma {
+        case .floats(let plane): e = try estimate(plane, downsampled: downsampled)
+        case .bytes(let plane): e = try estimate(plane, downsampled: downsampled)
         }
-        switch model {
-        case .translation(let r):
-            let e: TranslationEstimate
-            switch luma {
-            case .floats(let plane): e = try r.estimate(plane, downsampled: downsampled)
-            case .bytes(let plane): e = try r.estimate(plane, downsampled: downsampled)
-            }
-            return Estimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, note: nil,
-                            rejection: e.isAccepted ? nil
-                                : e.masked ? r.options.maskedRejection(score: e.score, overlapAgreement: e.overlapAgreement ?? 0)
-                                : r.options.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
-                            overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
-        case .homography(let r):
-            let e = try r.estimate(luma.floatPlane)
-            let rule = TranslationOptions(minimumScore: r.options.minimumScore, minimumAgreement: r.options.minimumAgreement)
-            return Estimate(transform: e.transform, score: e.score,
-                            note: e.fallbackReason.map { "homography fell back to the translation: \($0)" },
-                            rejection: e.isAccepted ? nil : rule.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
-                            overlapAgreement: e.overlapAgreement, isAccepted: e.isAccepted)
-        case .stars(let r):
-            let e = try r.estimate(luma.floatPlane)
-            return Estimate(transform: e.transform, score: e.score, note: nil,
-                            rejection: e.isAccepted ? nil : "star alignment failed: \(e.reason ?? "no consistent star match")",
-                            stars: StarSummary(found: e.starsFound, matched: e.starsMatched, fwhm: e.fwhm))
-        }
+        let rejection = e.isAccepted ? nil
+            : e.masked ? options.maskedRejection(score: e.score, overlapAgreement: e.overlapAgreement ?? 0)
+            : options.rejection(score: e.score, overlapAgreement: e.overlapAgreement)
+        return RegistrationEstimate(transform: .translation(dx: e.dx, dy: e.dy), score: e.score, isAccepted: e.isAccepted,
+                                    rejection: rejection, overlapAgreement: e.overlapAgreement)
+    }
+}
+
+extension HomographyRegistrar: RegistrationModel {
+    var lumaSearchFactor: Int? { nil }
+    var referenceStarSummary: StarSummary? { nil }
+
+    func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
+        let e = try estimate(luma.floatPlane)
+        let rule = TranslationOptions(minimumScore: options.minimumScore, minimumAgreement: options.minimumAgreement)
+        return RegistrationEstimate(transform: e.transform, score: e.score, isAccepted: e.isAccepted,
+                                    rejection: e.isAccepted ? nil : rule.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
+                                    overlapAgreement: e.overlapAgreement,
+                                    note: e.fallbackReason.map { "homography fell back to the translation: \($0)" })
+    }
+}
+
+extension StarRegistrar: RegistrationModel {
+    var lumaSearchFactor: Int? { nil }
+
+    /// The reference's own stars: all of them count as matched.
+    var referenceStarSummary: StarSummary? {
+        let widths = referenceStars.map(\.fwhm).sorted()
+        return StarSummary(found: widths.count, matched: widths.count,
+                           fwhm: widths.isEmpty ? nil : widths[widths.count / 2])
+    }
+
+    func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
+        let e = try estimate(luma.floatPlane)
+        return RegistrationEstimate(transform: e.transform, score: e.score,
+                                    rejection: e.isAccepted ? nil : "star alignment failed: \(e.reason ?? "no consistent star match")",
+                                    stars: StarSummary(found: e.starsFound, matched: e.starsMatched, fwhm: e.fwhm))
     }
 }
