@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Registration
+import TestSupport
 import Testing
 
 @Suite("Homography")
@@ -13,7 +14,7 @@ struct HomographyTests {
     static let registrar: HomographyRegistrar? = try? HomographyRegistrar(reference: reference)
 
     /// Three opaque rectangles (30–70 px, random value) at random frame positions.
-    static func occluders(_ rng: inout HomographyRandom) -> [(x: Int, y: Int, w: Int, h: Int, value: Float)] {
+    static func occluders(_ rng: inout TestRandom) -> [(x: Int, y: Int, w: Int, h: Int, value: Float)] {
         (0..<3).map { _ in
             let w = 30 + Int(rng.uniform() * 40), h = 30 + Int(rng.uniform() * 40)
             return (Int(rng.uniform() * Double(width - w)), Int(rng.uniform() * Double(height - h)), w, h,
@@ -24,7 +25,7 @@ struct HomographyTests {
     @Test("normalised DLT recovers a homography from 4 exact and from 20 noisy correspondences")
     func dlt() throws {
         let truth = Transform(matrix: [1.02, 0.03, -12.5, -0.015, 0.98, 7.25, 2e-5, -3e-5, 1])
-        var rng = HomographyRandom(seed: 5)
+        var rng = TestRandom(seed: 5)
         let corners = [(0.0, 0.0), (639, 0), (639, 479), (0, 479)]
         let exact = corners.map { (from: $0, to: truth.apply(x: $0.0, y: $0.1)) }
         let h4 = try #require(Transform.fromCorrespondences(exact.map { ($0.from, ($0.to.x, $0.to.y)) }))
@@ -53,7 +54,7 @@ struct HomographyTests {
     @Test("random perspective jitter (±12 px corners, ±10 px shift, gain/offset, noise, 8-bit, moving objects): corner RMS ≤ 0.2 px")
     func randomHomographies() throws {
         let registrar = try #require(Self.registrar)
-        var rng = HomographyRandom(seed: 2024)
+        var rng = TestRandom(seed: 2024)
         var squared = 0.0, count = 0, worst = 0.0, minScore = 1.0, iterations = 0
         let trials = 8
         for trial in 0..<trials {
@@ -83,7 +84,7 @@ struct HomographyTests {
     func pureTranslation() throws {
         let registrar = try #require(Self.registrar)
         let truth = Transform.translation(dx: 7.3, dy: -4.6)
-        var rng = HomographyRandom(seed: 77)
+        var rng = TestRandom(seed: 77)
         let frame = Self.scene.render(width: Self.width, height: Self.height, transform: truth,
                                       occluders: Self.occluders(&rng), seed: 300)
         let e = try registrar.estimate(frame)
@@ -118,7 +119,7 @@ struct HomographyTests {
         #expect(throws: RegistrationError.self) { try registrar.estimate(Plane(width: 320, height: 240)) }
         #expect(throws: RegistrationError.self) { try HomographyRegistrar(reference: Plane(width: 8, height: 8)) }
         // The smallest accepted size (16×16) works end to end on noise.
-        var rng = HomographyRandom(seed: 9)
+        var rng = TestRandom(seed: 9)
         let tiny = Plane(width: 16, height: 16, pixels: (0..<256).map { _ in Float(rng.uniform()) })
         let small = try HomographyRegistrar(reference: tiny)
         let t = try small.estimate(tiny)
@@ -129,7 +130,7 @@ struct HomographyTests {
     @Test("concurrent estimates equal serial ones")
     func concurrent() throws {
         let registrar = try #require(Self.registrar)
-        var rng = HomographyRandom(seed: 31)
+        var rng = TestRandom(seed: 31)
         var frames = [Plane]()
         for i in 0..<2 {
             let truth = try #require(randomHomography(&rng, width: Self.width, height: Self.height, shift: 5, jitter: 8))

@@ -3,6 +3,7 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// `DeferredWarpStore` keeps frames as decoded and warps them strip by strip
 /// as it reduces: it must give a `FrameStore`'s result bit for bit.
@@ -12,7 +13,7 @@ struct DeferredWarpStoreTests {
     /// translation (whole-pixel for frame 0), as warpers onto a
     /// `width × height` grid.
     static func warpers(width: Int, height: Int, channels: Int, frames: Int, seed: UInt64) -> [RowWarper] {
-        var rng = KernelRNG(seed: seed)
+        var rng = TestRandom(seed: seed)
         return (0..<frames).map { f in
             let planes = (0..<channels).map { c in
                 BytePlane(width: width, height: height, samples: (0..<width * height).map { _ in
@@ -62,7 +63,7 @@ struct DeferredWarpStoreTests {
         let w = 40, h = 24, n = 7
         var frames = Self.warpers(width: w, height: h, channels: 1, frames: n, seed: 91)
         // Frame 5 as floats, as a frame converted to the reference's form is.
-        var rng = KernelRNG(seed: 92)
+        var rng = TestRandom(seed: 92)
         let floats = Plane(width: w, height: h, pixels: (0..<w * h).map { _ in Float(rng.uniform()) })
         frames[5] = RowWarper([floats], by: .translation(dx: 0.5, dy: -1.25), width: w, height: h)!
         let weights = [Float](repeating: 1, count: n)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Frame store")
 struct FrameStoreTests {
@@ -16,7 +17,7 @@ struct FrameStoreTests {
 
         init(width: Int, height: Int, channels: Int, frames: Int, seed: UInt64) {
             self.width = width; self.height = height; self.channels = channels; self.frames = frames
-            var rng = KernelRNG(seed: seed)
+            var rng = TestRandom(seed: seed)
             for f in 0..<frames {
                 var ps: [Plane] = []
                 for c in 0..<channels {
@@ -166,7 +167,7 @@ struct FrameStoreTests {
         let store = try FrameStore(width: w, height: h, channels: c, frameCount: n,
                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
         try burst.fill(store)
-        var rng = KernelRNG(seed: 43)
+        var rng = TestRandom(seed: 43)
         let weights: [Float] = (0..<n).map { _ in Float(0.2 + rng.uniform()) }
         let clip = try store.reduce(.sigmaClip, weights: weights, threads: 2)
         let clipScalar = try store.reduce(.sigmaClip, weights: weights, threads: 2, networkLimit: 0)
@@ -260,7 +261,7 @@ struct FrameStoreTests {
 
     @Test("16-bit quantisation: error ≤ half a step, clamped to 0…1, NaN → 0")
     func quantisation() {
-        var rng = KernelRNG(seed: 45)
+        var rng = TestRandom(seed: 45)
         var worst: Float = 0
         for _ in 0..<10000 {
             let v = Float(rng.uniform())
@@ -275,7 +276,7 @@ struct FrameStoreTests {
 
     @Test("8-bit quantisation: the SIMD row path equals the scalar one, error ≤ half a step, clamped, NaN → 0")
     func quantisation8() {
-        var rng = KernelRNG(seed: 47)
+        var rng = TestRandom(seed: 47)
         // Random values, values outside 0…1, NaN and infinities, and exact
         // half steps (k + 0.5)/255, which round up.
         var values: [Float] = (0..<1000).map { _ in Float(rng.uniform() * 1.4 - 0.2) }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("EXIF orientation and pass-through")
 struct ImageIOEXIFTests {
@@ -108,7 +109,7 @@ struct ImageIOEXIFTests {
     @Test("garbage EXIF decodes the pixels as stored, orientation 1, no EXIF")
     func garbageEXIF() throws {
         let jpeg = try ImageFile.encode(Self.stored(), format: .jpeg)
-        var rng = SeededRandom(seed: 42)
+        var rng = TestRandom(seed: 42)
         var cases: [[UInt8]] = [
             [],                                            // empty payload
             [0x49, 0x49, 0x2A, 0x00],                      // header cut short

@@ -1,12 +1,13 @@
 import Foundation
 import Registration
 @testable import Stacker
+import TestSupport
 
 enum IOFixtures {
     /// A smooth image: per channel a gradient plus two low-frequency sines
     /// with seeded phases, values kept inside 0.1…0.9.
     static func smooth(width: Int, height: Int, channels: Int, seed: UInt64) -> Image {
-        var rng = SeededRandom(seed: seed)
+        var rng = TestRandom(seed: seed)
         let planes = (0..<channels).map { _ -> Plane in
             let p1 = Float.random(in: 0..<6.28, using: &rng), p2 = Float.random(in: 0..<6.28, using: &rng)
             var px = [Float](repeating: 0, count: width * height)
@@ -24,7 +25,7 @@ enum IOFixtures {
     /// Random samples k / `levels` (k uniform in 0…levels), so that an exact
     /// integer format round-trips them bit for bit.
     static func quantised(width: Int, height: Int, channels: Int, levels: Int, seed: UInt64) -> Image {
-        var rng = SeededRandom(seed: seed)
+        var rng = TestRandom(seed: seed)
         let planes = (0..<channels).map { _ in
             Plane(width: width, height: height,
                   pixels: (0..<(width * height)).map { _ in Float(Int.random(in: 0...levels, using: &rng)) / Float(levels) })
@@ -47,7 +48,7 @@ enum IOFixtures {
 
     /// Random samples uniform in `range` (outside 0…1 too), for float formats.
     static func randomFloats(width: Int, height: Int, channels: Int, in range: ClosedRange<Float>, seed: UInt64) -> Image {
-        var rng = SeededRandom(seed: seed)
+        var rng = TestRandom(seed: seed)
         let planes = (0..<channels).map { _ in
             Plane(width: width, height: height, pixels: (0..<(width * height)).map { _ in Float.random(in: range, using: &rng) })
         }

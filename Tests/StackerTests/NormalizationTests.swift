@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Background normalisation")
 struct NormalizationTests {
@@ -27,7 +28,7 @@ struct NormalizationTests {
     /// Frames `gᵢ·(S + nᵢ) + oᵢ` of one star field S (changing transparency
     /// gᵢ and sky level oᵢ), a satellite trail across frame 5.
     static func frames(count: Int, width: Int, height: Int) -> (frames: [Image], truth: Image, trail: [Int]) {
-        var rng = TestNoise(seed: 41)
+        var rng = TestRandom(seed: 41)
         var signal = [Float](repeating: 0.15, count: width * height)
         for _ in 0..<60 {
             let sx = rng.uniform() * Double(width), sy = rng.uniform() * Double(height)

@@ -3,6 +3,7 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// End-to-end quality of the kernels on generated scenes with known ground
 /// truth: frames are written as JPEG q95 and go through the whole pipeline.
@@ -193,7 +194,7 @@ struct RobustStackingTests {
         // noisy enough to dominate the equal-weight mean, close enough that
         // sigma-clip keeps most of its samples, so weighting is what helps.
         var noisy = try ImageFile.read(b.paths[3]).image
-        var rng = KernelRNG(seed: 99)
+        var rng = TestRandom(seed: 99)
         for ch in 0..<noisy.channels {
             for i in 0..<noisy.pixelCount {
                 let g = rng.gaussian()
