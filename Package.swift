@@ -43,7 +43,8 @@ let package = Package(
                           path: "Benchmarks/StackBench"),
 
         // Helpers the test targets share: the one seeded generator (over
-        // SceneGen's SplitMix64).
+        // SceneGen's SplitMix64), temporary folders and fixtures, generated
+        // bursts, hand-made PNG and TIFF files.
         .target(name: "TestSupport", dependencies: ["SceneGen", "Stacker", "Registration"], path: "Tests/TestSupport"),
         .testTarget(name: "RegistrationTests", dependencies: ["Registration", "TestSupport"]),
         .testTarget(name: "StackerTests", dependencies: ["Stacker", "Registration", "SceneGen", "TestSupport"]),

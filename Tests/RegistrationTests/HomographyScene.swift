@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Registration
 import TestSupport
@@ -66,14 +65,11 @@ struct HomographyScene: Sendable {
     func render(width: Int, height: Int, transform: Transform = .identity, gain: Double = 1, offset: Double = 0,
                 occluders: [(x: Int, y: Int, w: Int, h: Int, value: Float)] = [],
                 noise: Double = 0.01, seed: UInt64 = 1) -> Plane {
-        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: width * height)
-        defer { out.deallocate() }
         let m = transform.matrix
-        let box = PointerBox(out)
         let scene = self
-        DispatchQueue.concurrentPerform(iterations: height) { y in
+        let rows = Array(0..<height).concurrentMap { y in
             var rng = TestRandom(seed: seed &+ UInt64(y) &* 0x5851_F42D_4C95_7F2D)
-            for x in 0..<width {
+            return (0..<width).map { x -> Float in
                 var s = 0.0
                 for sub in 0..<4 {
                     let fx = Double(x) + (sub & 1 == 0 ? -0.25 : 0.25), fy = Double(y) + (sub < 2 ? -0.25 : 0.25)
@@ -83,17 +79,11 @@ struct HomographyScene: Sendable {
                 var v = gain * s / 4 + offset
                 for o in occluders where x >= o.x && x < o.x + o.w && y >= o.y && y < o.y + o.h { v = Double(o.value) }
                 v += noise * rng.gaussian()
-                box.buffer[y * width + x] = Float((min(1, max(0, v)) * 255).rounded() / 255)
+                return Float((min(1, max(0, v)) * 255).rounded() / 255)
             }
         }
-        return Plane(width: width, height: height, pixels: Array(out))
+        return Plane(width: width, height: height, pixels: Array(rows.joined()))
     }
-}
-
-/// Lets the row-parallel renderer write disjoint rows of one buffer.
-final class PointerBox: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Float>
-    init(_ buffer: UnsafeMutableBufferPointer<Float>) { self.buffer = buffer }
 }
 
 /// A random frame → reference homography for a `width` × `height` frame:

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Registration
 import TestSupport
@@ -137,28 +136,7 @@ struct HomographyTests {
             frames.append(Self.scene.render(width: Self.width, height: Self.height, transform: truth, seed: UInt64(500 + i)))
         }
         let serial = try frames.map { try registrar.estimate($0) }
-        let parallel = try frames.parallelMap { try registrar.estimate($0) }
+        let parallel = try frames.concurrentMap { try registrar.estimate($0) }
         #expect(serial == parallel)
     }
-}
-
-extension Array where Element: Sendable {
-    /// `map` run with `DispatchQueue.concurrentPerform` (results in order).
-    func parallelMap<T: Sendable>(_ transform: @Sendable (Element) throws -> T) throws -> [T] {
-        let results = ResultBox<T>(count: count)
-        let items = self
-        DispatchQueue.concurrentPerform(iterations: count) { i in
-            results.set(i, Result { try transform(items[i]) })
-        }
-        return try results.values.map { try $0.get() }
-    }
-}
-
-/// Slots filled by distinct indices from several threads.
-final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private var slots: [Result<T, Error>?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<T, Error>) { lock.lock(); slots[i] = r; lock.unlock() }
-    var values: [Result<T, Error>] { slots.compactMap { $0 } }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Registration
 import TestSupport
@@ -333,19 +332,7 @@ struct StarAlignmentTests {
         }
         let planes = frames
         let sequential = try planes.map { try registrar.estimate($0) }
-        let results = ConcurrentResults(count: planes.count)
-        DispatchQueue.concurrentPerform(iterations: planes.count) { k in
-            results.set(k, try? registrar.estimate(planes[k]))
-        }
-        for k in 0..<planes.count { #expect(results.get(k) == sequential[k]) }
+        let concurrent = try planes.concurrentMap { try registrar.estimate($0) }
+        #expect(concurrent == sequential)
     }
-}
-
-/// A lock-protected result slot per iteration of a concurrent loop.
-final class ConcurrentResults: @unchecked Sendable {
-    private var values: [StarEstimate?]
-    private let lock = NSLock()
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ k: Int, _ v: StarEstimate?) { lock.lock(); values[k] = v; lock.unlock() }
-    func get(_ k: Int) -> StarEstimate? { lock.lock(); defer { lock.unlock() }; return values[k] }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SceneGen
 import Stacker
+import TestSupport
 
 /// Runs the built `stack` executable and captures what it did.
 struct CLIRun {
@@ -38,27 +39,16 @@ enum CLIHarness {
 
     /// A fresh empty folder under the system temporary directory.
     static func temporaryFolder(_ name: String = #function) throws -> String {
-        let clean = name.filter { $0.isLetter || $0.isNumber }
-        let path = NSTemporaryDirectory() + "stack-cli-\(clean)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestFiles.temporaryFolder("cli-" + name)
     }
 
     /// Renders a small street burst into `folder`; returns the frame paths.
     static func makeBurst(in folder: String, frames: Int = 5, width: Int = 256, height: Int = 192,
                           seed: UInt64 = 7, quality: Int = 95) throws -> [String] {
-        var config = SceneConfig.street
-        config.width = width
-        config.height = height
-        config.frameCount = frames
-        config.seed = seed
-        let scene = SceneGenerator.render(config)
-        try scene.write(to: folder, format: .jpeg, quality: quality)
-        return (0..<frames).map { folder + "/" + String(format: "frame_%03d.jpg", $0) }
+        try SceneBurst(SceneBurst.street(width: width, height: height, frames: frames, seed: seed),
+                       quality: quality, in: folder).paths
     }
 
     /// The files in `folder`.
-    static func listing(_ folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-    }
+    static func listing(_ folder: String) -> [String] { TestFiles.listing(folder) }
 }

@@ -168,9 +168,9 @@ struct CalibrationTests {
     @Test("masters built from files match masters built in memory, and a wrong-size frame is named")
     func mastersFromFiles() throws {
         let sensor = SyntheticSensor(seed: 23)
-        let folder = NSTemporaryDirectory() + "stack-calib-\(UUID().uuidString.prefix(8))"
+        let folder = try TestFiles.temporaryFolder("calib")
+        defer { TestFiles.remove(folder) }
         try FileManager.default.createDirectory(atPath: folder + "/darks", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let darks = sensor.darkFrames(5)
         _ = try writeFrames(darks, prefix: "dark", folder: folder + "/darks")
         let fromFolder = try MasterFrame.build(

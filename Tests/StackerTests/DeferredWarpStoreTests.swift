@@ -71,7 +71,7 @@ struct DeferredWarpStoreTests {
                                    memoryLimit: 1 << 30, temporaryDirectory: "")
         for f in 0..<n { try store.store(frame: f, warping: frames[f]) }
         let expected = try store.reduceImage(.median, weights: weights, threads: 2)
-        let folder = try FrameStoreTests.temporaryFolder("deferred")
+        let folder = try TestFiles.temporaryFolder("deferred")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Room for three frames' bytes, then for none at all.
         for (limit, warped) in [(3 * w * h, 4), (1 << 30, 1), (0, n)] {
@@ -106,8 +106,7 @@ struct DeferredWarpStoreTests {
     @Test("a JPEG burst stacks to the same bits with warps deferred and, under a memory limit too small for that, warped into the store",
           arguments: [StackMode.median, .sigmaClip, .mode])
     func pipelineSameEitherWay(_ mode: StackMode) throws {
-        var c = SceneConfig.street
-        c.width = 120; c.height = 90; c.frameCount = 6; c.seed = 21
+        let c = SceneBurst.street(width: 120, height: 90, frames: 6, seed: 21)
         let (_, paths, folder) = try YCbCrStackingTests.burst420(c)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var o = StackOptions()

@@ -62,18 +62,10 @@ struct FrameStoreTests {
     static let kernels: [RobustKernel] = [.median, .mode, .sigmaClip,
                                           .sigmaClip(kappaLow: 2, kappaHigh: 2.5, maxIterations: 3)]
 
-    /// A fresh empty folder for temporary files.
-    static func temporaryFolder(_ name: String) throws -> String {
-        let dir = NSTemporaryDirectory() + "stack-framestore-\(name)-\(getpid())"
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     @Test("in-memory and memory-mapped stores reduce bit-identically; no temporary file is left")
     func memoryVersusMapped() throws {
         let burst = Burst(width: 37, height: 23, channels: 3, frames: 9, seed: 40)
-        let dir = try Self.temporaryFolder("mapped")
+        let dir = try TestFiles.temporaryFolder("framestore-mapped")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let weights: [Float] = (0..<9).map { 0.5 + Float($0) * 0.1 }
         let memory = try FrameStore(width: 37, height: 23, channels: 3, frameCount: 9,
@@ -105,7 +97,7 @@ struct FrameStoreTests {
     @Test("removeAll empties an in-memory and a memory-mapped store: no frame stored, every pixel uncovered; it can be filled again")
     func removeAllEmpties() throws {
         let burst = Burst(width: 37, height: 23, channels: 3, frames: 5, seed: 44)
-        let dir = try Self.temporaryFolder("removeall")
+        let dir = try TestFiles.temporaryFolder("framestore-removeall")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let weights = [Float](repeating: 1, count: 5)
         for limit in [1 << 30, 1] {

@@ -41,7 +41,7 @@ struct ImageIOFailureTests {
 
     @Test("random bytes named .jpg and a missing file are refused with a reason")
     func files() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var rng = TestRandom(seed: 8)
         try AtomicFile.write((0..<1000).map { _ in UInt8.random(in: 0...255, using: &rng) }, to: folder + "/noise.jpg")
@@ -114,17 +114,17 @@ struct ImageIOFailureTests {
 
     @Test("a failed write leaves no temporary file and an existing file untouched")
     func atomicWrite() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = IOFixtures.smooth(width: 8, height: 8, channels: 3, seed: 6)
 
         // Into a folder that does not exist.
         #expect(throws: StackerError.self) { try ImageFile.write(image, to: folder + "/nowhere/out.png") }
-        #expect(IOFixtures.listing(folder).isEmpty)
+        #expect(TestFiles.listing(folder).isEmpty)
 
         // A successful write leaves only the file.
         try ImageFile.write(image, to: folder + "/out.png")
-        #expect(IOFixtures.listing(folder) == ["out.png"])
+        #expect(TestFiles.listing(folder) == ["out.png"])
         let before = try Data(contentsOf: URL(fileURLWithPath: folder + "/out.png"))
 
         // Encoding fails: the existing file is untouched.
@@ -139,7 +139,7 @@ struct ImageIOFailureTests {
         var failed = false
         do { try ImageFile.write(image, to: folder + "/dir.jpg") } catch StackerError.writeFailed { failed = true }
         #expect(failed)
-        #expect(IOFixtures.listing(folder) == ["dir.jpg", "out.png"])
-        #expect(IOFixtures.listing(folder + "/dir.jpg") == ["keep"])
+        #expect(TestFiles.listing(folder) == ["dir.jpg", "out.png"])
+        #expect(TestFiles.listing(folder + "/dir.jpg") == ["keep"])
     }
 }

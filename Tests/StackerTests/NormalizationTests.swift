@@ -59,9 +59,8 @@ struct NormalizationTests {
     @Test("addscale normalisation lets sigma-clip reject the trail, not the sky changes: 10 dB better than none")
     func normalisationBeforeSigmaClip() throws {
         let (frames, truth, trail) = Self.frames(count: 12, width: 200, height: 150)
-        let folder = NSTemporaryDirectory() + "stack-normalize-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TestFiles.temporaryFolder("normalize")
+        defer { TestFiles.remove(folder) }
         let paths = try writeFrames(frames, prefix: "light", folder: folder)
         func stack(_ n: Normalization) throws -> StackResult {
             var options = StackOptions()
