@@ -181,7 +181,7 @@ struct BadInputTests {
         let old = Data("earlier result".utf8)
         try old.write(to: URL(fileURLWithPath: output))
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLIHarness.binary)
+        p.executableURL = URL(fileURLWithPath: try CLIHarness.binary)
         p.arguments = ["--mode", "median", "--align", "none", "--memory-limit", "1M", "--threads", "1",
                        "--output", output] + frames
         p.standardError = FileHandle.nullDevice

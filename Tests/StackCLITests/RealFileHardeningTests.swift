@@ -72,16 +72,17 @@ struct RealFileHardeningTests {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([CLIHarness.binary] + arguments).map { strdup($0) } + [nil]
+        let binary = try CLIHarness.binary
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] =
             ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, CLIHarness.binary, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
         guard spawned == 0 else {
-            throw StackerError.unreadable(path: CLIHarness.binary, reason: "posix_spawn failed: \(spawned)")
+            throw StackerError.unreadable(path: binary, reason: "posix_spawn failed: \(spawned)")
         }
-        let name = (CLIHarness.binary as NSString).lastPathComponent
+        let name = (binary as NSString).lastPathComponent
         var status: Int32 = 0
         var peak = 0
         while true {
