@@ -110,6 +110,19 @@ struct RealFileHardeningTests {
         }
     }
 
+    /// The refusal contract for a run on a hostile file: exit 1, one line
+    /// `stack: error: <file>: <saying>…` that mentions `mentioning`, a
+    /// measured peak RSS under `peakLimitKiB`, and no `output` written.
+    static func expectRefused(_ r: MeasuredRun, naming file: String, saying start: String = "", mentioning: String,
+                              output: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(r.status == 1, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line expected: \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.hasPrefix("stack: error: \(file): \(start)"), "\(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.contains(mentioning), "\(r.stderr)", sourceLocation: sourceLocation)
+        #expect((1..<peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB for \(file)", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: output), sourceLocation: sourceLocation)
+    }
+
     @Test("each huge-chunk PNG is refused in one line, exit 1, peak RSS under 100 MB",
           arguments: hugeChunkPNGs)
     func hugeChunkRefused(name: String) throws {
@@ -117,13 +130,7 @@ struct RealFileHardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = try Self.copies(of: name, 2, in: dir)
         let r = try Self.measuredRun(["--output", dir + "/out.png"] + frames, in: dir)
-        #expect(r.status == 1, "status \(r.status): \(r.stderr)")
-        let lines = r.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "one line expected: \(r.stderr)")
-        #expect(r.stderr.hasPrefix("stack: error: \(frames[0]): "), "\(r.stderr)")
-        #expect(r.stderr.contains("PNG"), "\(r.stderr)")
-        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB for \(name)")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png"))
+        Self.expectRefused(r, naming: frames[0], mentioning: "PNG", output: dir + "/out.png")
     }
 
     @Test("all six skipped under --skip-bad --threads 8 between two good frames, peak RSS under 100 MB")
@@ -152,12 +159,8 @@ struct RealFileHardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = try Self.copies(of: "tiff_overflow_rows_per_strip.tif", 2, in: dir)
         let r = try Self.measuredRun(["--output", dir + "/out.png"] + frames, in: dir)
-        #expect(r.status == 1, "status \(r.status): \(r.stderr)")
-        #expect(r.stderr.split(separator: "\n").count == 1, "one line expected: \(r.stderr)")
-        #expect(r.stderr.hasPrefix("stack: error: \(frames[0]): corrupt TIFF data"), "\(r.stderr)")
-        #expect(r.stderr.contains("39 strip entries"), "\(r.stderr)")
-        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png"))
+        Self.expectRefused(r, naming: frames[0], saying: "corrupt TIFF data", mentioning: "39 strip entries",
+                           output: dir + "/out.png")
     }
 
     @Test("a valid PNG with a 9 MB tEXt and a 1 MB iTXt chunk decodes to the same pixels; one with 1 MB stacks")
