@@ -42,9 +42,13 @@ let package = Package(
         .executableTarget(name: "stack-bench", dependencies: ["Stacker", "Registration", "SceneGen"],
                           path: "Benchmarks/StackBench"),
 
-        .testTarget(name: "RegistrationTests", dependencies: ["Registration"]),
-        .testTarget(name: "StackerTests", dependencies: ["Stacker", "Registration", "SceneGen"]),
-        .testTarget(name: "StackCLITests", dependencies: ["Stacker", "SceneGen"]),
+        // Helpers the test targets share: the one seeded generator (over
+        // SceneGen's SplitMix64), temporary folders and fixtures, generated
+        // bursts, hand-made PNG and TIFF files.
+        .target(name: "TestSupport", dependencies: ["SceneGen", "Stacker", "Registration"], path: "Tests/TestSupport"),
+        .testTarget(name: "RegistrationTests", dependencies: ["Registration", "TestSupport"]),
+        .testTarget(name: "StackerTests", dependencies: ["Stacker", "Registration", "SceneGen", "TestSupport"]),
+        .testTarget(name: "StackCLITests", dependencies: ["Stacker", "SceneGen", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,6 +22,7 @@ OPTIONS:
   --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV
                      (phase correlation, ECC homography), Siril (astro) (once each)
   --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
+  --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
   --astro-frames N   light frames of the astro case (default 50; 10 bias/dark/flat each)
@@ -39,10 +40,12 @@ at 24 MP, ~3 GB; not in --quick).
 
 /// Parsed command line.
 struct Settings: Sendable {
-    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp", "frames", "pixels", "astro"]
+    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames", "pixels", "astro"]
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
     var quick = false
     var peers = false
+    /// The one kernel the `kernels` case runs; nil runs them all.
+    var kernel: String?
     var cases: [String] = Settings.allCases
     var repeats = 3
     var work = "Benchmarks/work"
@@ -73,6 +76,12 @@ struct Settings: Sendable {
                     throw BenchError("unknown case '\(c)'; cases: \(allCases.joined(separator: ", "))")
                 }
                 explicitCases = list
+            case "--kernel":
+                let name = try value(key)
+                guard KernelBench.kernels.contains(where: { $0.name == name }) else {
+                    throw BenchError("unknown kernel '\(name)'; kernels: \(KernelBench.kernels.map(\.name).joined(separator: ", "))")
+                }
+                s.kernel = name
             case "--repeat":
                 guard let n = Int(try value(key)), n >= 1 else { throw BenchError("--repeat needs a whole number ≥ 1") }
                 s.repeats = n
@@ -163,6 +172,7 @@ do {
     let bench = try Bench(settings: settings)
     bench.report.machine = machineInfo(date: started)
     bench.report.settings = ["quick": settings.quick, "peers": settings.peers, "cases": settings.cases,
+                             "kernel": settings.kernel ?? "all",
                              "repeat": settings.repeats, "work": settings.work,
                              "threads": StackOptions.defaultThreadCount, "jpeg_quality": Burst.quality,
                              "astro": ["width": settings.astro.width, "height": settings.astro.height,

@@ -1,5 +1,6 @@
 import Testing
 @testable import Registration
+import TestSupport
 
 /// Registering a frame's luma as 8-bit samples (`BytePlane`, a JPEG's Y)
 /// against registering its float plane.
@@ -22,7 +23,7 @@ struct ByteRegistrationTests {
                 .quantised8())
         }
         let registrar = try TranslationRegistrar(reference: shot(0, 0, 0).floats)
-        var rng = SplitMix64(seed: 351)
+        var rng = TestRandom(seed: 351)
         for i in 1...6 {
             let dx = (rng.uniform() * 2 - 1) * 6, dy = (rng.uniform() * 2 - 1) * 6
             let frame = shot(dx, dy, UInt64(i))

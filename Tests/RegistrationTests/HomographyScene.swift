@@ -1,14 +1,6 @@
-import Dispatch
 import Foundation
 import Registration
-
-/// The homography tests use the Registration tests' shared generator.
-typealias HomographyRandom = SplitMix64
-
-extension SplitMix64 {
-    /// Uniform in [−a, a).
-    mutating func symmetric(_ a: Double) -> Double { (2 * uniform() - 1) * a }
-}
+import TestSupport
 
 /// An analytic scene defined at every real reference coordinate, so a frame
 /// seen through any homography can be rendered without resampling error:
@@ -22,7 +14,7 @@ struct HomographyScene: Sendable {
     /// A scene with `blockCount` random blocks over a `width` × `height` area.
     init(seed: UInt64, width: Int, height: Int, blockCount: Int = 14) {
         self.seed = seed
-        var rng = HomographyRandom(seed: seed ^ 0xB10C)
+        var rng = TestRandom(seed: seed ^ 0xB10C)
         let scale = Double(max(width, height)) / 640
         blocks = (0..<blockCount).map { _ in
             let w = (30 + 90 * rng.uniform()) * scale, h = (30 + 90 * rng.uniform()) * scale
@@ -32,11 +24,8 @@ struct HomographyScene: Sendable {
     }
 
     @inline(__always) private func lattice(_ i: Int, _ j: Int, _ octave: Int) -> Double {
-        var z = seed &+ UInt64(bitPattern: Int64(i)) &* 0x9E37_79B9_7F4A_7C15
-            &+ UInt64(bitPattern: Int64(j)) &* 0xC2B2_AE3D_27D4_EB4F &+ UInt64(octave) &* 0x1656_67B1_9E37_79F9
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
+        let z = TestRandom.hash(seed &+ UInt64(bitPattern: Int64(i)) &* 0x9E37_79B9_7F4A_7C15
+            &+ UInt64(bitPattern: Int64(j)) &* 0xC2B2_AE3D_27D4_EB4F &+ UInt64(octave) &* 0x1656_67B1_9E37_79F9)
         return Double(z >> 11) / Double(1 << 53) * 2 - 1
     }
 
@@ -76,14 +65,11 @@ struct HomographyScene: Sendable {
     func render(width: Int, height: Int, transform: Transform = .identity, gain: Double = 1, offset: Double = 0,
                 occluders: [(x: Int, y: Int, w: Int, h: Int, value: Float)] = [],
                 noise: Double = 0.01, seed: UInt64 = 1) -> Plane {
-        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: width * height)
-        defer { out.deallocate() }
         let m = transform.matrix
-        let box = PointerBox(out)
         let scene = self
-        DispatchQueue.concurrentPerform(iterations: height) { y in
-            var rng = HomographyRandom(seed: seed &+ UInt64(y) &* 0x5851_F42D_4C95_7F2D)
-            for x in 0..<width {
+        let rows = Array(0..<height).concurrentMap { y in
+            var rng = TestRandom(seed: seed &+ UInt64(y) &* 0x5851_F42D_4C95_7F2D)
+            return (0..<width).map { x -> Float in
                 var s = 0.0
                 for sub in 0..<4 {
                     let fx = Double(x) + (sub & 1 == 0 ? -0.25 : 0.25), fy = Double(y) + (sub < 2 ? -0.25 : 0.25)
@@ -93,23 +79,17 @@ struct HomographyScene: Sendable {
                 var v = gain * s / 4 + offset
                 for o in occluders where x >= o.x && x < o.x + o.w && y >= o.y && y < o.y + o.h { v = Double(o.value) }
                 v += noise * rng.gaussian()
-                box.buffer[y * width + x] = Float((min(1, max(0, v)) * 255).rounded() / 255)
+                return Float((min(1, max(0, v)) * 255).rounded() / 255)
             }
         }
-        return Plane(width: width, height: height, pixels: Array(out))
+        return Plane(width: width, height: height, pixels: Array(rows.joined()))
     }
-}
-
-/// Lets the row-parallel renderer write disjoint rows of one buffer.
-final class PointerBox: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Float>
-    init(_ buffer: UnsafeMutableBufferPointer<Float>) { self.buffer = buffer }
 }
 
 /// A random frame → reference homography for a `width` × `height` frame:
 /// each corner is displaced by a common shift of up to ±`shift` px plus its
 /// own jitter of up to ±`jitter` px per axis (4-point DLT).
-func randomHomography(_ rng: inout HomographyRandom, width: Int, height: Int,
+func randomHomography(_ rng: inout TestRandom, width: Int, height: Int,
                       shift: Double, jitter: Double) -> Transform? {
     let sx = rng.symmetric(shift), sy = rng.symmetric(shift)
     let w = Double(width - 1), h = Double(height - 1)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Registration
 import Testing
+import TestSupport
 
 /// Frames with a constant fill (issue 22, item 4): a fill identical in both
 /// frames correlates with itself at shift 0, and its edges dominated the
@@ -88,7 +89,7 @@ struct MaskedRegistrationTests {
 
     @Test("growing and shrinking a mask: every pixel within the radius of a fill becomes fill; a coarse pixel is valid only when all its pixels are")
     func dilationAndDownsampling() {
-        var rng = SplitMix64(seed: 5)
+        var rng = TestRandom(seed: 5)
         let w = 37, h = 23
         let valid = (0..<(w * h)).map { _ in UInt8(rng.uniform() < 0.03 ? 0 : 1) }
         let mask = FillMask(width: w, height: h, valid: valid)

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import Registration
+import TestSupport
 import Testing
 
 @Suite("Star alignment")
@@ -11,7 +11,7 @@ struct StarAlignmentTests {
     static let field = StarField(seed: 7, width: width, height: height, count: 500)
     /// Fixed sensor defects: the same frame pixels in every frame.
     static let hotPixels: [(x: Int, y: Int, value: Double)] = {
-        var rng = SplitMix64(seed: 99)
+        var rng = TestRandom(seed: 99)
         return (0..<25).map { _ in (20 + Int(rng.uniform() * Double(width - 40)), 20 + Int(rng.uniform() * Double(height - 40)),
                                     5000 + 40000 * rng.uniform()) }
     }()
@@ -125,7 +125,7 @@ struct StarAlignmentTests {
 
     @Test("random similarity (±40 px, ±2°, ±0.3 % scale, FWHM 2.5–3.5 px): rotation within 0.01°, star RMS and centre within 0.05 px")
     func randomSimilarities() throws {
-        var rng = SplitMix64(seed: 314)
+        var rng = TestRandom(seed: 314)
         for trial in 0..<4 {
             let truth = similarity(degrees: -2 + 4 * rng.uniform(), scale: 1 + 0.006 * (rng.uniform() - 0.5),
                                    dx: -40 + 80 * rng.uniform(), dy: -40 + 80 * rng.uniform(),
@@ -276,7 +276,7 @@ struct StarAlignmentTests {
     @Test("matching star lists works at any rotation, with a third of the stars missing from each list")
     func anyRotation() throws {
         let registrar = try #require(Self.registrar)
-        var rng = SplitMix64(seed: 21)
+        var rng = TestRandom(seed: 21)
         let refStars = registrar.referenceStars
         for degrees in stride(from: -170.0, through: 180, by: 50) {
             let truth = similarity(degrees: degrees, scale: 0.98, dx: 15, dy: -20, width: Self.width, height: Self.height)
@@ -332,19 +332,7 @@ struct StarAlignmentTests {
         }
         let planes = frames
         let sequential = try planes.map { try registrar.estimate($0) }
-        let results = ConcurrentResults(count: planes.count)
-        DispatchQueue.concurrentPerform(iterations: planes.count) { k in
-            results.set(k, try? registrar.estimate(planes[k]))
-        }
-        for k in 0..<planes.count { #expect(results.get(k) == sequential[k]) }
+        let concurrent = try planes.concurrentMap { try registrar.estimate($0) }
+        #expect(concurrent == sequential)
     }
-}
-
-/// A lock-protected result slot per iteration of a concurrent loop.
-final class ConcurrentResults: @unchecked Sendable {
-    private var values: [StarEstimate?]
-    private let lock = NSLock()
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ k: Int, _ v: StarEstimate?) { lock.lock(); values[k] = v; lock.unlock() }
-    func get(_ k: Int) -> StarEstimate? { lock.lock(); defer { lock.unlock() }; return values[k] }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Registration
+import TestSupport
 
 /// A synthetic star catalogue in reference pixel coordinates, and a camera
 /// that renders it through any frame → reference transform with a
@@ -20,7 +21,7 @@ struct StarField {
     /// 16-bit saturation).
     init(seed: UInt64, width: Int, height: Int, count: Int, margin: Double = 80, separation: Double = 10,
          alpha: Double = 0.7, minimumFlux: Double = 800, maximumFlux: Double = 2.5e5) {
-        var rng = SplitMix64(seed: seed)
+        var rng = TestRandom(seed: seed)
         var stars: [Entry] = []
         var attempts = 0
         while stars.count < count && attempts < count * 50 {
@@ -130,7 +131,7 @@ extension StarField {
                 }
             }
         }
-        var rng = SplitMix64(seed: seed)
+        var rng = TestRandom(seed: seed)
         var pixels = [Float](repeating: 0, count: width * height)
         let read2 = camera.readNoise * camera.readNoise
         for i in 0..<(width * height) {

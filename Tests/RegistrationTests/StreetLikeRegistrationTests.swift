@@ -1,6 +1,7 @@
 import Foundation
 import Registration
 import Testing
+import TestSupport
 
 /// A street-like scene defined at every real coordinate: the band-limited
 /// `Texture` plus axis-aligned blocks (façades, windows, poles) whose edges
@@ -15,7 +16,7 @@ struct BlockScene {
 
     init(seed: UInt64, width: Int, height: Int, blocks count: Int, margin: Int) {
         texture = Texture(seed: seed, width: width, height: height, margin: margin, contrast: 0.06)
-        var rng = SplitMix64(seed: seed &+ 17)
+        var rng = TestRandom(seed: seed &+ 17)
         let m = Double(margin)
         blocks = (0..<count).map { _ in
             let w = 6 + rng.uniform() * Double(width) / 4, h = 6 + rng.uniform() * Double(height) / 4
@@ -59,7 +60,7 @@ extension Plane {
     /// `self` with opaque flat-coloured rectangles ("moving objects") pasted
     /// until about `coverage` of the area is covered (overlaps allowed).
     func pastingObjects(coverage: Double, maxSide: Int, seed: UInt64) -> Plane {
-        var rng = SplitMix64(seed: seed)
+        var rng = TestRandom(seed: seed)
         var p = self
         var covered = 0.0
         let target = coverage * Double(width * height)
@@ -97,7 +98,7 @@ struct StreetLikeRegistrationTests {
                 .quantised8()
         }
         let reg = try TranslationRegistrar(reference: shot(0, 0, 0))
-        var rng = SplitMix64(seed: seed &+ 300)
+        var rng = TestRandom(seed: seed &+ 300)
         var out: [(estimate: TranslationEstimate, error: Double)] = []
         for i in 1...frames {
             let dx = (rng.uniform() * 2 - 1) * maxShift, dy = (rng.uniform() * 2 - 1) * maxShift

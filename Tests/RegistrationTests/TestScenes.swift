@@ -1,25 +1,6 @@
 import Foundation
 import Registration
-
-/// Deterministic PRNG (SplitMix64) so every test scene is reproducible.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-    }
-}
+import TestSupport
 
 /// A smooth random texture defined at every real coordinate: white noise on
 /// an integer lattice convolved with a truncated Gaussian (σ = 1.5 px,
@@ -38,7 +19,7 @@ struct Texture {
 
     /// A texture covering `[-margin, width + margin] × [-margin, height + margin]`.
     init(seed: UInt64, width: Int, height: Int, margin: Int = 80, contrast: Double = 0.15) {
-        var rng = SplitMix64(seed: seed)
+        var rng = TestRandom(seed: seed)
         origin = -(margin + Int(Texture.radius) + 2)
         latticeWidth = width - 2 * origin
         latticeHeight = height - 2 * origin
@@ -134,7 +115,7 @@ struct Texture {
 extension Plane {
     /// `self` plus Gaussian noise of standard deviation `sigma` (fixed seed).
     func addingNoise(sigma: Double, seed: UInt64) -> Plane {
-        var rng = SplitMix64(seed: seed)
+        var rng = TestRandom(seed: seed)
         var p = self
         for i in 0..<p.pixels.count { p.pixels[i] += Float(sigma * rng.gaussian()) }
         return p
@@ -150,7 +131,7 @@ extension Plane {
     /// `self` with `count` random rectangles (each up to `maxSide` px) filled
     /// from `other`: "moving objects" that are not in the reference.
     func pasting(_ other: Plane, rectangles count: Int, maxSide: Int, seed: UInt64) -> Plane {
-        var rng = SplitMix64(seed: seed)
+        var rng = TestRandom(seed: seed)
         var p = self
         for _ in 0..<count {
             let w = 8 + Int(rng.uniform() * Double(maxSide - 8)), h = 8 + Int(rng.uniform() * Double(maxSide - 8))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Stacker
+import TestSupport
 
 /// Bad input through the built `stack` binary: a clear one-line error naming
 /// the file, exit code 1, no output written, a pre-existing output untouched.
@@ -113,7 +114,7 @@ struct BadInputTests {
         // PNG: a valid IHDR (CRC recomputed) claiming 100000 × 100000.
         var png = try ImageFile.encode(Image(width: 16, height: 16, channels: 3, repeating: 0.5), format: .png)
         for (k, b) in [UInt8]([0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0]).enumerated() { png[16 + k] = b }
-        let crc = crc32(Array(png[12..<29]))
+        let crc = HandMadePNG.crc32(png[12..<29])
         for k in 0..<4 { png[29 + k] = UInt8((crc >> (24 - 8 * UInt32(k))) & 0xFF) }
         let pngBomb = try f.write("bomb.png", png)
         try f.expectFailure([pngBomb], mentions: pngBomb, in: "limit")
@@ -180,7 +181,7 @@ struct BadInputTests {
         let old = Data("earlier result".utf8)
         try old.write(to: URL(fileURLWithPath: output))
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLIHarness.binary)
+        p.executableURL = URL(fileURLWithPath: try CLIHarness.binary)
         p.arguments = ["--mode", "median", "--align", "none", "--memory-limit", "1M", "--threads", "1",
                        "--output", output] + frames
         p.standardError = FileHandle.nullDevice
@@ -212,14 +213,4 @@ struct BadInputTests {
         let out = try ImageFile.read(dir + "/out.png").image
         #expect(out.width == 24 && abs(out.planes[0].pixels[0] - 64.0 / 255) < 1e-6)
     }
-}
-
-/// CRC-32 (ISO 3309, as PNG uses), bitwise.
-func crc32(_ bytes: [UInt8]) -> UInt32 {
-    var c: UInt32 = 0xFFFF_FFFF
-    for b in bytes {
-        c ^= UInt32(b)
-        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-    }
-    return c ^ 0xFFFF_FFFF
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `stack` on a real pair with a zero-filled fan (scikit-image's
 /// `OriginalX130Y130.png` / `TransformedX130Y130.png`, see
@@ -8,8 +9,7 @@ import Testing
 /// the phase correlation to (0, 0), score 0.07, accepted: stacked 184 px off.
 @Suite("Masked pair on the command line")
 struct MaskedPairCLITests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/real").path
+    static let fixtures = TestFiles.realFixtures
 
     @Test("the fan pair is aligned within 2 px of (−130, 130) or the frame is refused; never stacked far off")
     func fanPairAlignsOrIsRefused() throws {

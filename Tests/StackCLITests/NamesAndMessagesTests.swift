@@ -201,12 +201,13 @@ struct RawRun {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([Array(CLIHarness.binary.utf8)] + arguments).map { bytes in
+        let binary = try CLIHarness.binary
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Array(binary.utf8)] + arguments).map { bytes in
             bytes.withCString { strdup($0) }
         } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let rc = CLIHarness.binary.withCString { posix_spawn(&pid, $0, &actions, nil, argv, environ) }
+        let rc = binary.withCString { posix_spawn(&pid, $0, &actions, nil, argv, environ) }
         guard rc == 0 else { throw POSIXError(.init(rawValue: rc) ?? .EIO) }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         var status: Int32 = 0

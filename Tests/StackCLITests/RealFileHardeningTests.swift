@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Stacker
+import TestSupport
 
 /// Real files from other projects' test suites (`Tests/Fixtures/real/`, see
 /// its README) through the built `stack` binary: each is refused with one
@@ -8,10 +9,8 @@ import Testing
 /// (issue 22, items 2 and 3).
 @Suite("stack on real-world hostile files")
 struct RealFileHardeningTests {
-    /// `Tests/Fixtures/real/`, from this file's location.
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/real").path
+    /// `Tests/Fixtures/real/`.
+    static let fixtures = TestFiles.realFixtures
 
     /// libpng's 57-byte crashers whose one chunk claims 2^30 bytes.
     static let hugeChunkPNGs = ["tEXt", "zTXt", "iTXt", "pCAL", "sCAL", "sPLT"].map { "huge_\($0)_chunk.png" }
@@ -73,16 +72,17 @@ struct RealFileHardeningTests {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([CLIHarness.binary] + arguments).map { strdup($0) } + [nil]
+        let binary = try CLIHarness.binary
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] =
             ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, CLIHarness.binary, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
         guard spawned == 0 else {
-            throw StackerError.unreadable(path: CLIHarness.binary, reason: "posix_spawn failed: \(spawned)")
+            throw StackerError.unreadable(path: binary, reason: "posix_spawn failed: \(spawned)")
         }
-        let name = (CLIHarness.binary as NSString).lastPathComponent
+        let name = (binary as NSString).lastPathComponent
         var status: Int32 = 0
         var peak = 0
         while true {
@@ -110,6 +110,19 @@ struct RealFileHardeningTests {
         }
     }
 
+    /// The refusal contract for a run on a hostile file: exit 1, one line
+    /// `stack: error: <file>: <saying>…` that mentions `mentioning`, a
+    /// measured peak RSS under `peakLimitKiB`, and no `output` written.
+    static func expectRefused(_ r: MeasuredRun, naming file: String, saying start: String = "", mentioning: String,
+                              output: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(r.status == 1, "status \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line expected: \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.hasPrefix("stack: error: \(file): \(start)"), "\(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.contains(mentioning), "\(r.stderr)", sourceLocation: sourceLocation)
+        #expect((1..<peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB for \(file)", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: output), sourceLocation: sourceLocation)
+    }
+
     @Test("each huge-chunk PNG is refused in one line, exit 1, peak RSS under 100 MB",
           arguments: hugeChunkPNGs)
     func hugeChunkRefused(name: String) throws {
@@ -117,13 +130,7 @@ struct RealFileHardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = try Self.copies(of: name, 2, in: dir)
         let r = try Self.measuredRun(["--output", dir + "/out.png"] + frames, in: dir)
-        #expect(r.status == 1, "status \(r.status): \(r.stderr)")
-        let lines = r.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "one line expected: \(r.stderr)")
-        #expect(r.stderr.hasPrefix("stack: error: \(frames[0]): "), "\(r.stderr)")
-        #expect(r.stderr.contains("PNG"), "\(r.stderr)")
-        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB for \(name)")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png"))
+        Self.expectRefused(r, naming: frames[0], mentioning: "PNG", output: dir + "/out.png")
     }
 
     @Test("all six skipped under --skip-bad --threads 8 between two good frames, peak RSS under 100 MB")
@@ -152,36 +159,8 @@ struct RealFileHardeningTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let frames = try Self.copies(of: "tiff_overflow_rows_per_strip.tif", 2, in: dir)
         let r = try Self.measuredRun(["--output", dir + "/out.png"] + frames, in: dir)
-        #expect(r.status == 1, "status \(r.status): \(r.stderr)")
-        #expect(r.stderr.split(separator: "\n").count == 1, "one line expected: \(r.stderr)")
-        #expect(r.stderr.hasPrefix("stack: error: \(frames[0]): corrupt TIFF data"), "\(r.stderr)")
-        #expect(r.stderr.contains("39 strip entries"), "\(r.stderr)")
-        #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/out.png"))
-    }
-
-    /// CRC-32 lookup table (PNG's polynomial, reflected): the bitwise
-    /// `crc32` takes seconds over megabytes in a debug build.
-    static let crcTable: [UInt32] = (0..<256).map { n in
-        (0..<8).reduce(UInt32(n)) { c, _ in c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-    }
-
-    /// The PNG chunk CRC of `body` (type + data), by table.
-    static func chunkCRC(_ body: [UInt8]) -> UInt32 {
-        ~body.reduce(UInt32.max) { c, b in crcTable[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
-    }
-
-    /// `png` with `chunks` (type, data) inserted right after IHDR, each with
-    /// its CRC.
-    static func inserting(_ chunks: [(String, [UInt8])], afterIHDROf png: [UInt8]) -> [UInt8] {
-        func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
-        var extra = [UInt8]()
-        for (type, data) in chunks {
-            let body = Array(type.utf8) + data
-            extra += be32(data.count) + body + be32(Int(chunkCRC(body)))
-        }
-        let ihdrEnd = 8 + 4 + 4 + 13 + 4
-        return Array(png[..<ihdrEnd]) + extra + Array(png[ihdrEnd...])
+        Self.expectRefused(r, naming: frames[0], saying: "corrupt TIFF data", mentioning: "39 strip entries",
+                           output: dir + "/out.png")
     }
 
     @Test("a valid PNG with a 9 MB tEXt and a 1 MB iTXt chunk decodes to the same pixels; one with 1 MB stacks")
@@ -197,7 +176,7 @@ struct RealFileHardeningTests {
             let tEXt = Array("Comment".utf8) + [0] + [UInt8](repeating: UInt8(ascii: "x"), count: textBytes)
             let iTXt = Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0]  // uncompressed, no language or translation
                 + [UInt8](repeating: UInt8(ascii: "y"), count: xmpBytes)
-            return Self.inserting([("tEXt", tEXt), ("iTXt", iTXt)], afterIHDROf: plain)
+            return HandMadePNG.inserting([("tEXt", tEXt), ("iTXt", iTXt)], afterIHDROf: plain)
         }
         // The tEXt is over libpng's own 8,000,000-byte chunk limit, which it
         // only warns about: a fix that made that limit fatal would fail here.
@@ -218,47 +197,10 @@ struct RealFileHardeningTests {
         #expect((1..<Self.peakLimitKiB).contains(r.peakKiB), "peak RSS \(r.peakKiB) KiB")
     }
 
-    /// A little-endian classic TIFF, gray 8-bit (or `samples` × `bits`
-    /// float when `bits` is 32), uncompressed: `chunks` stored one after the
-    /// other after the header, then one IFD. `byteCounts` overrides the true
-    /// lengths; `tile` switches from strips of `rowsPerStrip` rows to tiles.
-    static func handMadeTIFF(width: Int, height: Int, samples: Int = 1, bits: Int = 8,
-                             rowsPerStrip: Int? = nil, tile: (Int, Int)? = nil,
-                             chunks: [[UInt8]], byteCounts: [Int]? = nil) -> [UInt8] {
-        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-        var offsets: [Int] = []
-        var data: [UInt8] = []
-        for c in chunks { offsets.append(8 + data.count); data += c }
-        if data.count % 2 == 1 { data.append(0) }
-        // (tag, type 3 = SHORT / 4 = LONG, values)
-        var entries: [(Int, Int, [Int])] = [
-            (256, 4, [width]), (257, 4, [height]), (258, 3, Array(repeating: bits, count: samples)),
-            (259, 3, [1]), (262, 3, [samples >= 3 ? 2 : 1]), (277, 3, [samples]), (284, 3, [1]),
-            (339, 3, Array(repeating: bits == 32 ? 3 : 1, count: samples)),
-        ]
-        let counts = byteCounts ?? chunks.map(\.count)
-        if let (tw, th) = tile {
-            entries += [(322, 4, [tw]), (323, 4, [th]), (324, 4, offsets), (325, 4, counts)]
-        } else {
-            entries += [(273, 4, offsets), (279, 4, counts)]
-            if let rowsPerStrip { entries.append((278, 4, [rowsPerStrip])) }
-        }
-        entries.sort { $0.0 < $1.0 }
-        let ifd = 8 + data.count
-        var extra: [UInt8] = []
-        let extraStart = ifd + 2 + 12 * entries.count + 4
-        var table: [UInt8] = le(entries.count, 2)
-        for (tag, type, values) in entries {
-            let raw = values.flatMap { le($0, type == 3 ? 2 : 4) }
-            table += le(tag, 2) + le(type, 2) + le(values.count, 4)
-            if raw.count <= 4 {
-                table += raw + Array(repeating: 0, count: 4 - raw.count)
-            } else {
-                table += le(extraStart + extra.count, 4)
-                extra += raw
-            }
-        }
-        return Array("II*\0".utf8) + le(ifd, 4) + data + table + le(0, 4) + extra
+    /// A little-endian gray 8-bit TIFF layout, strips or tiles.
+    static func gray8(width: Int, height: Int, rowsPerStrip: Int? = nil, tile: (Int, Int)? = nil) -> HandMadeTIFF {
+        HandMadeTIFF(width: width, height: height, samplesPerPixel: 1, bits: 8, photometric: 1,
+                     tile: tile, rowsPerStrip: rowsPerStrip)
     }
 
     /// The reason `bytes` is refused for, or nil when it decodes.
@@ -276,30 +218,30 @@ struct RealFileHardeningTests {
     @Test("strip and tile tables that disagree with the geometry are refused; a consistent file decodes")
     func stripGeometryChecks() throws {
         let strips = (0..<4).map { s in (0..<(16 * 64)).map { UInt8(truncatingIfNeeded: $0 + 16 * s) } }
-        let valid = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 16, chunks: strips)
+        let valid = Self.gray8(width: 64, height: 64, rowsPerStrip: 16).bytes(chunks: strips)
         let image = try ImageFile.decode(bytes: valid, path: "valid.tif").image
         #expect(image.width == 64 && image.height == 64 && image.channels == 1)
         #expect(image.planes[0].pixels[16 * 64 + 3] == Float(UInt8(truncatingIfNeeded: 3 + 16)) / 255)
 
         // 4 strips where RowsPerStrip says 2.
-        let tooMany = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 32, chunks: strips)
+        let tooMany = Self.gray8(width: 64, height: 64, rowsPerStrip: 32).bytes(chunks: strips)
         #expect(Self.refusal(tooMany)?.contains("4 strip entries") == true, "\(Self.refusal(tooMany) ?? "decoded")")
 
         // An uncompressed strip whose byte count is shorter than its rows:
         // libtiff would read the next strip's bytes in its place.
-        let short = Self.handMadeTIFF(width: 64, height: 64, rowsPerStrip: 16, chunks: strips,
-                                      byteCounts: [1024, 1024, 100, 1024])
+        let short = Self.gray8(width: 64, height: 64, rowsPerStrip: 16)
+            .bytes(chunks: strips, byteCounts: [1024, 1024, 100, 1024])
         #expect(Self.refusal(short)?.contains("uncompressed strip 2 holds 100 of its 1024 bytes") == true,
                 "\(Self.refusal(short) ?? "decoded")")
 
         // A tile over the image, within the 16 MB slack, still decodes.
-        let padded = Self.handMadeTIFF(width: 20, height: 20, tile: (32, 32), chunks: [[UInt8](repeating: 7, count: 32 * 32)])
+        let padded = Self.gray8(width: 20, height: 20, tile: (32, 32)).bytes(chunks: [[UInt8](repeating: 7, count: 32 * 32)])
         #expect(Self.refusal(padded) == nil, "\(Self.refusal(padded) ?? "")")
 
         // A 4096×4096 RGB float tile (192 MiB) for a 16×16 image: refused
         // before anything that size is allocated.
-        let huge = Self.handMadeTIFF(width: 16, height: 16, samples: 3, bits: 32, tile: (4096, 4096),
-                                     chunks: [[UInt8](repeating: 0, count: 64)])
+        let huge = HandMadeTIFF(width: 16, height: 16, samplesPerPixel: 3, bits: 32, photometric: 2, sampleFormat: 3,
+                                tile: (4096, 4096)).bytes(chunks: [[UInt8](repeating: 0, count: 64)])
         #expect(Self.refusal(huge)?.contains("a 4096x4096 tile for a 16x16 image") == true,
                 "\(Self.refusal(huge) ?? "decoded")")
     }

@@ -3,6 +3,7 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// End-to-end astrophotography on generated star-field sessions (16-bit
 /// PNG lights with field rotation, a satellite trail, hot pixels, a sky
@@ -79,7 +80,7 @@ struct AstroStackingTests {
         c.starDensity = 4e-4
         configure(&c)
         let field = try StarField(c)
-        let folder = NSTemporaryDirectory() + "stack-astro-\(UUID().uuidString.prefix(8))"
+        let folder = try TestFiles.temporaryFolder("astro")
         try field.write(to: folder)
         return Session(field: field, folder: folder)
     }

@@ -2,13 +2,14 @@ import Testing
 import Foundation
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Average kernel")
 struct AverageAccumulatorTests {
     @Test("averaging N aligned noisy frames lowers the noise by close to √N")
     func noiseFallsBySqrtN() {
         let w = 128, h = 128, n = 16, sigma = 0.05
-        var rng = TestNoise(seed: 42)
+        var rng = TestRandom(seed: 42)
         let truth = Plane(width: w, height: h, pixels: (0..<(w * h)).map { Float(0.3 + 0.4 * Double($0 % w) / Double(w)) })
         var acc = AverageAccumulator(width: w, height: h, channels: 1)
         for _ in 0..<n {
@@ -51,7 +52,7 @@ struct AverageAccumulatorTests {
     @Test("warping while folding, on 1 or 3 threads, equals folding Warper.warp's output, bit for bit")
     func warpingFoldMatchesWarpThenFold() throws {
         let w = 61, h = 45  // bands of uneven size, widths off the SIMD width
-        var rng = TestNoise(seed: 7)
+        var rng = TestRandom(seed: 7)
         let frames = (0..<4).map { _ in
             (0..<3).map { _ in Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float(0.5 + 0.2 * rng.gaussian()) }) }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 /// A small synthetic sensor: sky, vignetting, bias pattern, dark current and
 /// hot pixels, from which bias, dark, flat and light frames are drawn.
@@ -14,7 +15,7 @@ struct SyntheticSensor {
     let readNoise: Float = 0.002
 
     init(seed: UInt64) {
-        var rng = TestNoise(seed: seed)
+        var rng = TestRandom(seed: seed)
         let n = width * height
         var hot: [(Int, Float)] = [], cold: [Int] = []
         var used = Set<Int>()
@@ -54,7 +55,7 @@ struct SyntheticSensor {
 
     /// One frame: `signal · vignetting + dark · darkScale + bias` plus read noise.
     func frame(signal: [Float]?, darkScale: Float, seed: UInt64) -> Image {
-        var rng = TestNoise(seed: seed)
+        var rng = TestRandom(seed: seed)
         var p = [Float](repeating: 0, count: width * height)
         for i in 0..<p.count {
             let s = signal.map { $0[i] * vignetting[i] } ?? 0
@@ -87,7 +88,7 @@ func writeFrames(_ images: [Image], prefix: String, folder: String) throws -> [S
 struct CalibrationTests {
     @Test("robust statistics ignore 5 % outliers: median within 0.1 σ, σ within 10 %")
     func robustStatisticsIgnoreOutliers() {
-        var rng = TestNoise(seed: 1)
+        var rng = TestRandom(seed: 1)
         var values = (0..<100_000).map { i -> Float in
             i % 20 == 0 ? 0.9 : Float(0.3 + 0.01 * rng.gaussian())
         }
@@ -167,9 +168,9 @@ struct CalibrationTests {
     @Test("masters built from files match masters built in memory, and a wrong-size frame is named")
     func mastersFromFiles() throws {
         let sensor = SyntheticSensor(seed: 23)
-        let folder = NSTemporaryDirectory() + "stack-calib-\(UUID().uuidString.prefix(8))"
+        let folder = try TestFiles.temporaryFolder("calib")
+        defer { TestFiles.remove(folder) }
         try FileManager.default.createDirectory(atPath: folder + "/darks", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let darks = sensor.darkFrames(5)
         _ = try writeFrames(darks, prefix: "dark", folder: folder + "/darks")
         let fromFolder = try MasterFrame.build(

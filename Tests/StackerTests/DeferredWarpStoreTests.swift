@@ -3,6 +3,7 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// `DeferredWarpStore` keeps frames as decoded and warps them strip by strip
 /// as it reduces: it must give a `FrameStore`'s result bit for bit.
@@ -12,7 +13,7 @@ struct DeferredWarpStoreTests {
     /// translation (whole-pixel for frame 0), as warpers onto a
     /// `width × height` grid.
     static func warpers(width: Int, height: Int, channels: Int, frames: Int, seed: UInt64) -> [RowWarper] {
-        var rng = KernelRNG(seed: seed)
+        var rng = TestRandom(seed: seed)
         return (0..<frames).map { f in
             let planes = (0..<channels).map { c in
                 BytePlane(width: width, height: height, pixels: (0..<width * height).map { _ in
@@ -62,7 +63,7 @@ struct DeferredWarpStoreTests {
         let w = 40, h = 24, n = 7
         var frames = Self.warpers(width: w, height: h, channels: 1, frames: n, seed: 91)
         // Frame 5 as floats, as a frame converted to the reference's form is.
-        var rng = KernelRNG(seed: 92)
+        var rng = TestRandom(seed: 92)
         let floats = Plane(width: w, height: h, pixels: (0..<w * h).map { _ in Float(rng.uniform()) })
         frames[5] = RowWarper([floats], by: .translation(dx: 0.5, dy: -1.25), width: w, height: h)!
         let weights = [Float](repeating: 1, count: n)
@@ -70,7 +71,7 @@ struct DeferredWarpStoreTests {
                                    memoryLimit: 1 << 30, temporaryDirectory: "")
         for f in 0..<n { try store.store(frame: f, warping: frames[f]) }
         let expected = try store.reduceImage(.median, weights: weights, threads: 2)
-        let folder = try FrameStoreTests.temporaryFolder("deferred")
+        let folder = try TestFiles.temporaryFolder("deferred")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Room for three frames' bytes, then for none at all.
         for (limit, warped) in [(3 * w * h, 4), (1 << 30, 1), (0, n)] {
@@ -105,8 +106,7 @@ struct DeferredWarpStoreTests {
     @Test("a JPEG burst stacks to the same bits with warps deferred and, under a memory limit too small for that, warped into the store",
           arguments: [StackMode.median, .sigmaClip, .mode])
     func pipelineSameEitherWay(_ mode: StackMode) throws {
-        var c = SceneConfig.street
-        c.width = 120; c.height = 90; c.frameCount = 6; c.seed = 21
+        let c = SceneBurst.street(width: 120, height: 90, frames: 6, seed: 21)
         let (_, paths, folder) = try YCbCrStackingTests.burst420(c)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var o = StackOptions()

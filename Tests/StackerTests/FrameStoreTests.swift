@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Frame store")
 struct FrameStoreTests {
@@ -16,7 +17,7 @@ struct FrameStoreTests {
 
         init(width: Int, height: Int, channels: Int, frames: Int, seed: UInt64) {
             self.width = width; self.height = height; self.channels = channels; self.frames = frames
-            var rng = KernelRNG(seed: seed)
+            var rng = TestRandom(seed: seed)
             for f in 0..<frames {
                 var ps: [Plane] = []
                 for c in 0..<channels {
@@ -61,18 +62,10 @@ struct FrameStoreTests {
     static let kernels: [RobustKernel] = [.median, .mode, .sigmaClip,
                                           .sigmaClip(kappaLow: 2, kappaHigh: 2.5, maxIterations: 3)]
 
-    /// A fresh empty folder for temporary files.
-    static func temporaryFolder(_ name: String) throws -> String {
-        let dir = NSTemporaryDirectory() + "stack-framestore-\(name)-\(getpid())"
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     @Test("in-memory and memory-mapped stores reduce bit-identically; no temporary file is left")
     func memoryVersusMapped() throws {
         let burst = Burst(width: 37, height: 23, channels: 3, frames: 9, seed: 40)
-        let dir = try Self.temporaryFolder("mapped")
+        let dir = try TestFiles.temporaryFolder("framestore-mapped")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let weights: [Float] = (0..<9).map { 0.5 + Float($0) * 0.1 }
         let memory = try FrameStore(width: 37, height: 23, channels: 3, frameCount: 9,
@@ -104,7 +97,7 @@ struct FrameStoreTests {
     @Test("removeAll empties an in-memory and a memory-mapped store: no frame stored, every pixel uncovered; it can be filled again")
     func removeAllEmpties() throws {
         let burst = Burst(width: 37, height: 23, channels: 3, frames: 5, seed: 44)
-        let dir = try Self.temporaryFolder("removeall")
+        let dir = try TestFiles.temporaryFolder("framestore-removeall")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let weights = [Float](repeating: 1, count: 5)
         for limit in [1 << 30, 1] {
@@ -166,7 +159,7 @@ struct FrameStoreTests {
         let store = try FrameStore(width: w, height: h, channels: c, frameCount: n,
                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
         try burst.fill(store)
-        var rng = KernelRNG(seed: 43)
+        var rng = TestRandom(seed: 43)
         let weights: [Float] = (0..<n).map { _ in Float(0.2 + rng.uniform()) }
         let clip = try store.reduce(.sigmaClip, weights: weights, threads: 2)
         let clipScalar = try store.reduce(.sigmaClip, weights: weights, threads: 2, networkLimit: 0)
@@ -260,7 +253,7 @@ struct FrameStoreTests {
 
     @Test("16-bit quantisation: error ≤ half a step, clamped to 0…1, NaN → 0")
     func quantisation() {
-        var rng = KernelRNG(seed: 45)
+        var rng = TestRandom(seed: 45)
         var worst: Float = 0
         for _ in 0..<10000 {
             let v = Float(rng.uniform())
@@ -275,7 +268,7 @@ struct FrameStoreTests {
 
     @Test("8-bit quantisation: the SIMD row path equals the scalar one, error ≤ half a step, clamped, NaN → 0")
     func quantisation8() {
-        var rng = KernelRNG(seed: 47)
+        var rng = TestRandom(seed: 47)
         // Random values, values outside 0…1, NaN and infinities, and exact
         // half steps (k + 0.5)/255, which round up.
         var values: [Float] = (0..<1000).map { _ in Float(rng.uniform() * 1.4 - 0.2) }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 /// Replays the fuzzing corpus (`Fuzz/corpus/{jpeg,png,tiff,fits,exif,registration}/`) and every
 /// input the fuzzer ever found a problem with (`Fuzz/regressions/`) through
@@ -11,9 +12,7 @@ struct FuzzRegressionTests {
     /// The same pixel limit as the fuzz harness (Fuzz/FuzzHarness.swift).
     static let maxPixels = 1 << 22
 
-    /// The package root, from this file's location (Tests/StackerTests/…).
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: TestFiles.packageRoot)
 
     /// Every regular file under `Fuzz/<folder>` (recursively), sorted.
     static func files(in folder: String) -> [URL] {

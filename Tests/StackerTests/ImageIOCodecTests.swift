@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Image file codecs")
 struct ImageIOCodecTests {
@@ -15,8 +16,8 @@ struct ImageIOCodecTests {
         #expect(decoded.image.width == 67 && decoded.image.height == 45)
         #expect(decoded.image.channels == 3)
         #expect(decoded.bitDepth == 8 && decoded.orientation == 1 && decoded.exif == nil)
-        let err = IOFixtures.error(image, decoded.image)
-        #expect(err.mean < 2.0 / 255, "mean abs error \(err.mean * 255)/255")
+        let err = ImageMetrics.meanAbsoluteError(image, decoded.image)
+        #expect(err < 2.0 / 255, "mean abs error \(err * 255)/255")
     }
 
     @Test("JPEG below quality 90 (4:2:0) still decodes to the right size with a bounded error")
@@ -26,7 +27,7 @@ struct ImageIOCodecTests {
         let image = IOFixtures.smooth(width: 33, height: 17, channels: 3, seed: 2)
         let decoded = try ImageFile.decode(bytes: ImageFile.encode(image, format: .jpeg, options: EncodeOptions(quality: 75)))
         #expect(decoded.image.width == 33 && decoded.image.height == 17)
-        #expect(IOFixtures.error(image, decoded.image).mean < 4.0 / 255)
+        #expect(ImageMetrics.meanAbsoluteError(image, decoded.image) < 4.0 / 255)
     }
 
     @Test("a gray image round-trips as a grayscale JPEG with one plane")
@@ -35,7 +36,7 @@ struct ImageIOCodecTests {
         let bytes = try ImageFile.encode(image, format: .jpeg)
         let decoded = try ImageFile.decode(bytes: bytes)
         #expect(decoded.image.channels == 1)
-        #expect(IOFixtures.error(image, decoded.image).mean < 2.0 / 255)
+        #expect(ImageMetrics.meanAbsoluteError(image, decoded.image) < 2.0 / 255)
     }
 
     @Test("progressive 4:2:0 JPEG decodes like baseline")
@@ -85,7 +86,7 @@ struct ImageIOCodecTests {
     @Test("palette PNG with tRNS expands to RGB and drops alpha")
     func pngPalette() throws {
         let palette: [UInt8] = [255, 0, 0, 0, 255, 0, 0, 0, 255]
-        let png = IOFixtures.handMadePNG(width: 3, height: 2, bitDepth: 8, colorType: 3,
+        let png = HandMadePNG.file(width: 3, height: 2, bitDepth: 8, colorType: 3,
                                          rows: [[0, 1, 2], [2, 1, 0]], palette: palette, trns: [0, 128])
         let d = try ImageFile.decode(bytes: png)
         #expect(d.image.channels == 3 && d.bitDepth == 8)
@@ -95,12 +96,12 @@ struct ImageIOCodecTests {
 
     @Test("gray+alpha and RGBA PNGs drop alpha; 16-bit RGBA keeps 16 bits")
     func pngAlpha() throws {
-        let ga = IOFixtures.handMadePNG(width: 2, height: 1, bitDepth: 8, colorType: 4, rows: [[10, 99, 200, 7]])
+        let ga = HandMadePNG.file(width: 2, height: 1, bitDepth: 8, colorType: 4, rows: [[10, 99, 200, 7]])
         let g = try ImageFile.decode(bytes: ga)
         #expect(g.image.channels == 1)
         #expect(g.image.planes[0].pixels == [10.0 / 255, 200.0 / 255])
 
-        let rgba16 = IOFixtures.handMadePNG(width: 1, height: 1, bitDepth: 16, colorType: 6,
+        let rgba16 = HandMadePNG.file(width: 1, height: 1, bitDepth: 16, colorType: 6,
                                             rows: [[0x12, 0x34, 0xFF, 0xFF, 0x00, 0x01, 0xAB, 0xCD]])
         let c = try ImageFile.decode(bytes: rgba16)
         #expect(c.bitDepth == 16 && c.image.channels == 3)
@@ -109,15 +110,15 @@ struct ImageIOCodecTests {
 
     @Test("1-bit and 4-bit gray PNGs scale to the 8-bit range")
     func pngLowBitGray() throws {
-        let one = IOFixtures.handMadePNG(width: 8, height: 1, bitDepth: 1, colorType: 0, rows: [[0b1010_0000]])
+        let one = HandMadePNG.file(width: 8, height: 1, bitDepth: 1, colorType: 0, rows: [[0b1010_0000]])
         #expect(try ImageFile.decode(bytes: one).image.planes[0].pixels == [1, 0, 1, 0, 0, 0, 0, 0])
-        let four = IOFixtures.handMadePNG(width: 2, height: 1, bitDepth: 4, colorType: 0, rows: [[0xF3]])
+        let four = HandMadePNG.file(width: 2, height: 1, bitDepth: 4, colorType: 0, rows: [[0xF3]])
         #expect(try ImageFile.decode(bytes: four).image.planes[0].pixels == [1, Float(0x33) / 255])
     }
 
     @Test("readHeader gives size and channels without decoding")
     func header() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = IOFixtures.smooth(width: 20, height: 10, channels: 1, seed: 7)
         try ImageFile.write(image, to: folder + "/a.png")
@@ -132,13 +133,13 @@ struct ImageIOCodecTests {
 
     @Test("write then read through files picks the format from the extension")
     func fileRoundTrip() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = IOFixtures.quantised(width: 9, height: 7, channels: 3, levels: 255, seed: 9)
         try ImageFile.write(image, to: folder + "/x.PNG")
         #expect(try ImageFile.read(folder + "/x.PNG").image == image)
         try ImageFile.write(image, to: folder + "/x.jpeg")
         #expect(try ImageFile.read(folder + "/x.jpeg").image.width == 9)
-        #expect(IOFixtures.listing(folder) == ["x.PNG", "x.jpeg"])
+        #expect(TestFiles.listing(folder) == ["x.PNG", "x.jpeg"])
     }
 }

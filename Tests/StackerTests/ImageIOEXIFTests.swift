@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("EXIF orientation and pass-through")
 struct ImageIOEXIFTests {
@@ -62,8 +63,8 @@ struct ImageIOEXIFTests {
         guard decoded.image.width == want.width else { return }
         // q100 4:4:4 on ramps: error about one 8-bit step; a wrong turn gives
         // errors of 0.3 and more, so 3/255 separates them clearly.
-        let err = IOFixtures.error(decoded.image, want)
-        #expect(err.max < 3.0 / 255, "orientation \(n): max error \(err.max)")
+        let err = ImageMetrics.maxAbsoluteError(decoded.image, want)
+        #expect(err < 3.0 / 255, "orientation \(n): max error \(err)")
         // The returned EXIF has orientation 1; everything else is unchanged.
         let patched = IOFixtures.tiff(orientation: 1, littleEndian: n % 2 == 0)
         #expect(decoded.exif == patched)
@@ -71,7 +72,7 @@ struct ImageIOEXIFTests {
 
     @Test("EXIF survives into a JPEG output with orientation 1 and other tags byte for byte")
     func passThrough() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let tiff = IOFixtures.tiff(orientation: 6, littleEndian: false, make: "Stackmatic", model: "SM-42 Mk II")
         let jpeg = try ImageFile.encode(Self.stored(), format: .jpeg)
@@ -108,7 +109,7 @@ struct ImageIOEXIFTests {
     @Test("garbage EXIF decodes the pixels as stored, orientation 1, no EXIF")
     func garbageEXIF() throws {
         let jpeg = try ImageFile.encode(Self.stored(), format: .jpeg)
-        var rng = SeededRandom(seed: 42)
+        var rng = TestRandom(seed: 42)
         var cases: [[UInt8]] = [
             [],                                            // empty payload
             [0x49, 0x49, 0x2A, 0x00],                      // header cut short

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 /// FITS files written and read by hand, so the tests check the bytes
 /// against the standard rather than against cfitsio.
@@ -206,7 +206,7 @@ struct ImageIOFITSTests {
     @Test("cutting or flipping bytes of a FITS file never crashes")
     func mutations() throws {
         let image = IOFixtures.smooth(width: 20, height: 12, channels: 3, seed: 88)
-        var rng = SeededRandom(seed: 89)
+        var rng = TestRandom(seed: 89)
         for depth in [8, 16, 32] {
             let file = try ImageFile.encode(image, format: .fits, options: EncodeOptions(bitDepth: depth))
             for cut in stride(from: 0, to: file.count, by: 97) { _ = try? ImageFile.decode(bytes: Array(file.prefix(cut))) }
@@ -225,17 +225,13 @@ struct ImageIOFITSTests {
     func concurrent() throws {
         let image = IOFixtures.quantised(width: 64, height: 48, channels: 3, levels: 65535, seed: 90)
         let bytes = try ImageFile.encode(image, format: .fits, options: EncodeOptions(bitDepth: 16))
-        let results = Mutex([Bool](repeating: false, count: 16))
-        DispatchQueue.concurrentPerform(iterations: 16) { i in
-            let ok = (try? ImageFile.decode(bytes: bytes).image) == image
-            results.withLock { $0[i] = ok }
-        }
-        #expect(results.withLock { $0 }.allSatisfy { $0 })
+        let decoded = try Array(0..<16).concurrentMap { _ in try ImageFile.decode(bytes: bytes).image }
+        #expect(decoded.allSatisfy { $0 == image })
     }
 
     @Test("readHeader agrees with decode, and ImageFile.write leaves only the finished file")
     func filesOnDisk() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (channels, depth, ext) in [(1, 8, "fits"), (3, 16, "fit"), (3, 32, "fts")] {
             let image = IOFixtures.smooth(width: 31, height: 22, channels: channels, seed: 91)
@@ -246,12 +242,12 @@ struct ImageIOFITSTests {
             #expect(header.width == 31 && header.height == 22 && header.channels == channels)
             #expect(decoded.image.width == 31 && decoded.image.channels == channels && decoded.bitDepth == depth)
         }
-        #expect(IOFixtures.listing(folder) == ["out-16.fit", "out-32.fts", "out-8.fits"])
+        #expect(TestFiles.listing(folder) == ["out-16.fit", "out-32.fts", "out-8.fits"])
         let image = IOFixtures.smooth(width: 8, height: 8, channels: 3, seed: 92)
         #expect(throws: StackerError.invalidInput(path: folder + "/bad.fits", reason: "FITS bit depth must be 8, 16 or 32 (float), not 64")) {
             try ImageFile.write(image, to: folder + "/bad.fits", options: EncodeOptions(bitDepth: 64))
         }
         #expect(throws: StackerError.self) { try ImageFile.write(image, to: folder + "/nowhere/out.fits") }
-        #expect(IOFixtures.listing(folder).count == 3)
+        #expect(TestFiles.listing(folder).count == 3)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Image file failures")
 struct ImageIOFailureTests {
@@ -20,7 +21,7 @@ struct ImageIOFailureTests {
     @Test("empty, random and truncated files throw with a reason")
     func malformed() throws {
         #expect(unreadableReason { _ = try ImageFile.decode(bytes: []) } == "the file is empty")
-        var rng = SeededRandom(seed: 7)
+        var rng = TestRandom(seed: 7)
         let random = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
         #expect(unreadableReason { _ = try ImageFile.decode(bytes: random) } == "not a JPEG, PNG, TIFF or FITS file")
 
@@ -40,9 +41,9 @@ struct ImageIOFailureTests {
 
     @Test("random bytes named .jpg and a missing file are refused with a reason")
     func files() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var rng = SeededRandom(seed: 8)
+        var rng = TestRandom(seed: 8)
         try AtomicFile.write((0..<1000).map { _ in UInt8.random(in: 0...255, using: &rng) }, to: folder + "/noise.jpg")
         #expect(unreadableReason { _ = try ImageFile.read(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF or FITS file")
         #expect(unreadableReason { _ = try ImageFile.readHeader(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF or FITS file")
@@ -67,7 +68,7 @@ struct ImageIOFailureTests {
                      try JPEGCodec.encode(image, quality: 70, path: "", progressive: true),
                      try ImageFile.encode(image, format: .png),
                      try ImageFile.encode(image, format: .png, options: EncodeOptions(bitDepth: 16))]
-        var rng = SeededRandom(seed: 99)
+        var rng = TestRandom(seed: 99)
         for file in files {
             for cut in stride(from: 0, to: file.count, by: max(1, file.count / 60)) {
                 _ = try? ImageFile.decode(bytes: Array(file.prefix(cut)))
@@ -113,17 +114,17 @@ struct ImageIOFailureTests {
 
     @Test("a failed write leaves no temporary file and an existing file untouched")
     func atomicWrite() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = IOFixtures.smooth(width: 8, height: 8, channels: 3, seed: 6)
 
         // Into a folder that does not exist.
         #expect(throws: StackerError.self) { try ImageFile.write(image, to: folder + "/nowhere/out.png") }
-        #expect(IOFixtures.listing(folder).isEmpty)
+        #expect(TestFiles.listing(folder).isEmpty)
 
         // A successful write leaves only the file.
         try ImageFile.write(image, to: folder + "/out.png")
-        #expect(IOFixtures.listing(folder) == ["out.png"])
+        #expect(TestFiles.listing(folder) == ["out.png"])
         let before = try Data(contentsOf: URL(fileURLWithPath: folder + "/out.png"))
 
         // Encoding fails: the existing file is untouched.
@@ -138,7 +139,7 @@ struct ImageIOFailureTests {
         var failed = false
         do { try ImageFile.write(image, to: folder + "/dir.jpg") } catch StackerError.writeFailed { failed = true }
         #expect(failed)
-        #expect(IOFixtures.listing(folder) == ["dir.jpg", "out.png"])
-        #expect(IOFixtures.listing(folder + "/dir.jpg") == ["keep"])
+        #expect(TestFiles.listing(folder) == ["dir.jpg", "out.png"])
+        #expect(TestFiles.listing(folder + "/dir.jpg") == ["keep"])
     }
 }

@@ -2,109 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
-
-/// A TIFF written by hand (uncompressed), for layouts our encoder does not
-/// write: separate planes, tiles, alpha, big-endian, and the refused ones.
-struct HandMadeTIFF {
-    var width: Int
-    var height: Int
-    var samplesPerPixel: Int
-    var bits: Int
-    var photometric: Int
-    var sampleFormat = 1
-    var planar = 1
-    /// Tile width and length; nil writes strips.
-    var tile: (Int, Int)? = nil
-    var rowsPerStrip: Int? = nil
-    var bigEndian = false
-    /// ExtraSamples values (e.g. [2] = unassociated alpha), or nil.
-    var extraSamples: [Int]? = nil
-    /// Override for the width and length written in the header (lying headers).
-    var headerSize: (Int, Int)? = nil
-
-    /// The file, with `samples[s][y * width + x]` the raw value (integer,
-    /// or a float's bit pattern) of sample s.
-    func bytes(samples: [[UInt32]]) -> [UInt8] {
-        var out = [UInt8]()
-        func put(_ v: UInt32, _ size: Int, into buffer: inout [UInt8]) {
-            let be = (0..<size).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) }
-            buffer += bigEndian ? be : be.reversed()
-        }
-        out += bigEndian ? [0x4D, 0x4D, 0x00, 0x2A] : [0x49, 0x49, 0x2A, 0x00]
-        put(0, 4, into: &out)  // IFD offset, patched below
-        let separate = planar == 2
-        let perChunk = separate ? 1 : samplesPerPixel
-        let (cw, ch) = tile ?? (width, rowsPerStrip ?? height)
-        let across = (width + cw - 1) / cw, down = (height + ch - 1) / ch
-        var offsets: [UInt32] = [], counts: [UInt32] = []
-        for plane in 0..<(separate ? samplesPerPixel : 1) {
-            for index in 0..<(across * down) {
-                let x0 = (index % across) * cw, y0 = (index / across) * ch
-                let rows = tile == nil ? min(ch, height - y0) : ch
-                var chunk = [UInt8]()
-                if bits % 8 == 0 {
-                    for y in y0..<(y0 + rows) {
-                        for x in x0..<(x0 + cw) {
-                            for s in 0..<perChunk {
-                                let sample = separate ? plane : s
-                                let v = x < width && y < height ? samples[sample][y * width + x] : 0
-                                put(v, bits / 8, into: &chunk)
-                            }
-                        }
-                    }
-                } else {
-                    chunk = [UInt8](repeating: 0, count: (cw * perChunk * bits + 7) / 8 * rows)
-                }
-                offsets.append(UInt32(out.count))
-                counts.append(UInt32(chunk.count))
-                out += chunk
-            }
-        }
-        if out.count % 2 == 1 { out.append(0) }
-        // Entries: (tag, type 3 = SHORT / 4 = LONG, values).
-        var entries: [(Int, Int, [UInt32])] = [
-            (256, 4, [UInt32((headerSize ?? (width, height)).0)]),
-            (257, 4, [UInt32((headerSize ?? (width, height)).1)]),
-            (258, 3, Array(repeating: UInt32(bits), count: samplesPerPixel)),
-            (259, 3, [1]),
-            (262, 3, [UInt32(photometric)]),
-            (277, 3, [UInt32(samplesPerPixel)]),
-            (284, 3, [UInt32(planar)]),
-            (339, 3, Array(repeating: UInt32(sampleFormat), count: samplesPerPixel)),
-        ]
-        if let tile {
-            entries += [(322, 4, [UInt32(tile.0)]), (323, 4, [UInt32(tile.1)]), (324, 4, offsets), (325, 4, counts)]
-        } else {
-            entries += [(273, 4, offsets), (278, 4, [UInt32(ch)]), (279, 4, counts)]
-        }
-        if photometric == 3 { entries.append((320, 3, Array(repeating: 0x8000, count: 3 << bits))) }
-        if let extraSamples { entries.append((338, 3, extraSamples.map(UInt32.init))) }
-        entries.sort { $0.0 < $1.0 }
-        let ifd = out.count
-        let patch = bigEndian ? [UInt8(ifd >> 24 & 0xFF), UInt8(ifd >> 16 & 0xFF), UInt8(ifd >> 8 & 0xFF), UInt8(ifd & 0xFF)]
-                              : [UInt8(ifd & 0xFF), UInt8(ifd >> 8 & 0xFF), UInt8(ifd >> 16 & 0xFF), UInt8(ifd >> 24 & 0xFF)]
-        out.replaceSubrange(4..<8, with: patch)
-        var extra = [UInt8]()
-        let extraStart = ifd + 2 + 12 * entries.count + 4
-        put(UInt32(entries.count), 2, into: &out)
-        for (tag, type, values) in entries {
-            let size = type == 3 ? 2 : 4
-            put(UInt32(tag), 2, into: &out)
-            put(UInt32(type), 2, into: &out)
-            put(UInt32(values.count), 4, into: &out)
-            if values.count * size <= 4 {
-                var inline = [UInt8]()
-                for v in values { put(v, size, into: &inline) }
-                out += inline + [UInt8](repeating: 0, count: 4 - inline.count)
-            } else {
-                put(UInt32(extraStart + extra.count), 4, into: &out)
-                for v in values { put(v, size, into: &extra) }
-            }
-        }
-        put(0, 4, into: &out)  // no next IFD
-        return out + extra
-    }
-}
+import TestSupport
 
 @Suite("TIFF files")
 struct ImageIOTIFFTests {
@@ -228,7 +126,7 @@ struct ImageIOTIFFTests {
     @Test("flipping bytes anywhere in a TIFF never crashes")
     func mutations() throws {
         let image = IOFixtures.smooth(width: 24, height: 20, channels: 3, seed: 75)
-        var rng = SeededRandom(seed: 76)
+        var rng = TestRandom(seed: 76)
         for depth in [8, 16, 32] {
             let file = try ImageFile.encode(image, format: .tiff, options: EncodeOptions(bitDepth: depth))
             for _ in 0..<100 {
@@ -243,7 +141,7 @@ struct ImageIOTIFFTests {
 
     @Test("readHeader agrees with decode, and ImageFile.write leaves only the finished file")
     func filesOnDisk() throws {
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (channels, depth) in [(1, 8), (3, 16), (3, 32)] {
             let image = IOFixtures.smooth(width: 33, height: 21, channels: channels, seed: 77)
@@ -254,13 +152,13 @@ struct ImageIOTIFFTests {
             #expect(header.width == 33 && header.height == 21 && header.channels == channels)
             #expect(decoded.image.channels == channels && decoded.bitDepth == depth)
         }
-        #expect(IOFixtures.listing(folder) == ["out-1-8.tiff", "out-3-16.tiff", "out-3-32.tiff"])
+        #expect(TestFiles.listing(folder) == ["out-1-8.tiff", "out-3-16.tiff", "out-3-32.tiff"])
         // A bad depth fails before anything is written; a missing folder leaves no temporary.
         let image = IOFixtures.smooth(width: 8, height: 8, channels: 3, seed: 78)
         #expect(throws: StackerError.invalidInput(path: folder + "/bad.tif", reason: "TIFF bit depth must be 8, 16 or 32 (float), not 12")) {
             try ImageFile.write(image, to: folder + "/bad.tif", options: EncodeOptions(bitDepth: 12))
         }
         #expect(throws: StackerError.self) { try ImageFile.write(image, to: folder + "/nowhere/out.tif") }
-        #expect(IOFixtures.listing(folder).count == 3)
+        #expect(TestFiles.listing(folder).count == 3)
     }
 }

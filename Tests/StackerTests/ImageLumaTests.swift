@@ -1,12 +1,13 @@
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Image luma")
 struct ImageLumaTests {
     @Test("luma and luma(downsampledBy:) give the Rec. 601 luma and its downsampled(by:), bit for bit, colour and gray")
     func lumaWithSearchPlane() {
-        var rng = KernelRNG(seed: 9)
+        var rng = TestRandom(seed: 9)
         for (w, h, f) in [(41, 33, 4), (64, 48, 8), (17, 11, 1)] {
             let planes = (0..<3).map { _ in
                 Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float(rng.uniform()) })

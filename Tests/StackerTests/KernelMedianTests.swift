@@ -1,6 +1,7 @@
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Median kernel")
 struct KernelMedianTests {
@@ -14,7 +15,7 @@ struct KernelMedianTests {
 
     @Test("median equals the sorted reference for every count 1…64, odd and even, with ties")
     func medianMatchesSortedReference() {
-        var rng = KernelRNG(seed: 1)
+        var rng = TestRandom(seed: 1)
         for n in 1...64 {
             for trial in 0..<50 {
                 // Every third trial draws from few levels, so ties are common.
@@ -29,7 +30,7 @@ struct KernelMedianTests {
 
     @Test("median of large counts (quickselect path) equals the sorted reference")
     func medianLargeCounts() {
-        var rng = KernelRNG(seed: 2)
+        var rng = TestRandom(seed: 2)
         for n in [65, 100, 257, 1000, 1001] {
             let xs: [Float] = (0..<n).map { _ in Float(rng.uniform()) }
             #expect(Median.of(xs) == Self.reference(xs), "n = \(n)")
@@ -59,7 +60,7 @@ struct KernelMedianTests {
                 pattern += 8
             }
         }
-        var rng = KernelRNG(seed: 3)
+        var rng = TestRandom(seed: 3)
         for n in 15...64 {
             let net = SortingNetwork(count: n)
             let v = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: n)
@@ -106,7 +107,7 @@ struct KernelMedianTests {
     @Test("store median equals the sorted reference of covered samples for counts 0…64 (SIMD and scalar paths)",
           arguments: [FrameStore.SampleDepth.eight, .sixteen])
     func storeMedianWithCoverageGaps(depth: FrameStore.SampleDepth) throws {
-        var rng = KernelRNG(seed: 4)
+        var rng = TestRandom(seed: 4)
         let w = 29, h = 7, n = 64
         let store = try FrameStore(width: w, height: h, channels: 1, frameCount: n, depth: depth,
                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")

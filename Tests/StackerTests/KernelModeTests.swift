@@ -1,17 +1,18 @@
 import Testing
 @testable import Stacker
+import TestSupport
 
 @Suite("Mode kernel")
 struct KernelModeTests {
     /// Shuffles `xs` in place with `rng` (Fisher–Yates), so sample order is random.
-    static func shuffle<T>(_ xs: inout [T], _ rng: inout KernelRNG) {
+    static func shuffle<T>(_ xs: inout [T], _ rng: inout TestRandom) {
         guard xs.count > 1 else { return }
         for i in stride(from: xs.count - 1, to: 0, by: -1) { xs.swapAt(i, rng.int(in: 0...i)) }
     }
 
     @Test("background in 40 % of samples, three object levels in 20 % each: mode ≈ 0.3, median is not")
     func grayBackgroundIsLargestCluster() {
-        var rng = KernelRNG(seed: 20)
+        var rng = TestRandom(seed: 20)
         var worst = 0.0
         var medianNearBackground = 0
         for _ in 0..<500 {
@@ -32,7 +33,7 @@ struct KernelModeTests {
 
     @Test("colour: objects of different colours (one as bright as the background) are removed")
     func colourClusters() {
-        var rng = KernelRNG(seed: 21)
+        var rng = TestRandom(seed: 21)
         let background: [Double] = [0.3, 0.4, 0.5]
         // Object A has the background's luma (0.381) but another colour; luma-only
         // clustering could not separate it.
@@ -91,7 +92,7 @@ struct KernelModeTests {
 struct KernelModeLargeTests {
     @Test("more than 64 samples (scalar pair path) give the same cluster as the masked path")
     func largeCounts() {
-        var rng = KernelRNG(seed: 22)
+        var rng = TestRandom(seed: 22)
         // 100 samples: 40 background, 3 × 20 objects; and its first 50 (masked path).
         var xs: [Float] = []
         for (level, count) in [(0.3, 40), (0.5, 20), (0.7, 20), (0.9, 20)] {

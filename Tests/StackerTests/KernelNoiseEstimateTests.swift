@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Noise estimate")
 struct KernelNoiseEstimateTests {
@@ -27,7 +28,7 @@ struct KernelNoiseEstimateTests {
     @Test("estimate is within 15 % of the true sigma on a textured plane, for σ = 0.004…0.03")
     func withinFifteenPercent() {
         let base = Self.texture()
-        var rng = KernelRNG(seed: 30)
+        var rng = TestRandom(seed: 30)
         for sigma in [0.004, 0.01, 0.02, 0.03] {
             var p = base
             for i in 0..<p.count { p.pixels[i] += Float(sigma * rng.gaussian()) }

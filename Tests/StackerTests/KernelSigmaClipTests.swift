@@ -1,11 +1,18 @@
 import Testing
 @testable import Stacker
+import TestSupport
 
 @Suite("Sigma-clip kernel")
 struct KernelSigmaClipTests {
+    /// The population standard deviation of `xs`.
+    static func standardDeviation(_ xs: [Double]) -> Double {
+        let m = xs.reduce(0, +) / Double(xs.count)
+        return (xs.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(xs.count)).squareRoot()
+    }
+
     @Test("a trail value 1.0 among N(0.3, 0.02) samples is rejected, and only it")
     func rejectsExactlyTheOutliers() {
-        var rng = KernelRNG(seed: 10)
+        var rng = TestRandom(seed: 10)
         // One fixed set: 17 inliers and 3 trail samples. The inliers are drawn
         // from N(0.3, 0.02) truncated at ±2σ, so none is a legitimate 3σ outlier
         // and rejecting one would be the kernel's fault, not chance.
@@ -47,7 +54,7 @@ struct KernelSigmaClipTests {
 
     @Test("without outliers sigma-clip keeps the noise of the mean (≤ 1.1 σ/√N), the median's is ~1.25×")
     func noiseCloseToMean() {
-        var rng = KernelRNG(seed: 11)
+        var rng = TestRandom(seed: 11)
         let n = 20, pixels = 4000, sigma = 0.02
         var clipped: [Double] = [], medians: [Double] = []
         for _ in 0..<pixels {
@@ -56,8 +63,8 @@ struct KernelSigmaClipTests {
             medians.append(Double(Median.of(xs)))
         }
         let ideal = sigma / Double(n).squareRoot()
-        let clipRatio = kernelMeanStd(clipped).std / ideal
-        let medianRatio = kernelMeanStd(medians).std / ideal
+        let clipRatio = Self.standardDeviation(clipped) / ideal
+        let medianRatio = Self.standardDeviation(medians) / ideal
         print("sigma-clip noise / (σ/√N) = \(clipRatio), median = \(medianRatio)")
         // 4000 pixels estimate a std to about ±1.2 %, so 1.1 leaves room for the
         // few inliers clipping loses; the median's efficiency gives ~1.2–1.25.
@@ -109,7 +116,7 @@ struct KernelSigmaClipTests {
 
     @Test("MAD on a sorted range matches the definition")
     func madMatchesDefinition() {
-        var rng = KernelRNG(seed: 12)
+        var rng = TestRandom(seed: 12)
         for n in 1...40 {
             let xs = (0..<n).map { _ in Float(rng.uniform()) }.sorted()
             let m = Median.of(xs)

@@ -3,14 +3,14 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// Masked registration (issue 22, item 4) on a generated street scene with a
 /// known shift and on the real scikit-image fan pair, through the
 /// pipeline's registrar (`FrameRegistrar`).
 @Suite("Masked registration on generated and real frames")
 struct MaskedSceneRegistrationTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/real").path
+    static let fixtures = TestFiles.realFixtures
 
     /// `image` with every pixel outside a disc of radius `radius` × width
     /// around the centre set to 0 in every channel (vignetted corners, or the

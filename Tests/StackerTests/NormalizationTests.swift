@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 @Suite("Background normalisation")
 struct NormalizationTests {
@@ -27,7 +28,7 @@ struct NormalizationTests {
     /// Frames `gᵢ·(S + nᵢ) + oᵢ` of one star field S (changing transparency
     /// gᵢ and sky level oᵢ), a satellite trail across frame 5.
     static func frames(count: Int, width: Int, height: Int) -> (frames: [Image], truth: Image, trail: [Int]) {
-        var rng = TestNoise(seed: 41)
+        var rng = TestRandom(seed: 41)
         var signal = [Float](repeating: 0.15, count: width * height)
         for _ in 0..<60 {
             let sx = rng.uniform() * Double(width), sy = rng.uniform() * Double(height)
@@ -58,9 +59,8 @@ struct NormalizationTests {
     @Test("addscale normalisation lets sigma-clip reject the trail, not the sky changes: 10 dB better than none")
     func normalisationBeforeSigmaClip() throws {
         let (frames, truth, trail) = Self.frames(count: 12, width: 200, height: 150)
-        let folder = NSTemporaryDirectory() + "stack-normalize-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TestFiles.temporaryFolder("normalize")
+        defer { TestFiles.remove(folder) }
         let paths = try writeFrames(frames, prefix: "light", folder: folder)
         func stack(_ n: Normalization) throws -> StackResult {
             var options = StackOptions()

@@ -3,6 +3,7 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// The overlap agreement (second registration confidence) as the pipeline
 /// and the report carry it.
@@ -13,8 +14,7 @@ struct OverlapAgreementPipelineTests {
         let (_, paths, folder) = try StackPipelineTests.burst(frames: 4, seed: 21)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Replace the last frame by another scene of the same generator.
-        var other = SceneConfig.street
-        other.width = 320; other.height = 240; other.frameCount = 1; other.seed = 900
+        let other = SceneBurst.street(width: 320, height: 240, frames: 1, seed: 900)
         let intruder = folder + "/intruder.jpg"
         var encode = EncodeOptions()
         encode.quality = 95

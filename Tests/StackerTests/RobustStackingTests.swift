@@ -3,55 +3,13 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// End-to-end quality of the kernels on generated scenes with known ground
 /// truth: frames are written as JPEG q95 and go through the whole pipeline.
 @Suite("Robust stacking on generated scenes")
 struct RobustStackingTests {
-    /// A rendered scene written to a fresh folder.
-    struct Burst {
-        let scene: Scene
-        let paths: [String]
-        let folder: String
-        func remove() { try? FileManager.default.removeItem(atPath: folder) }
-
-        /// The ground-truth transforms (true shifts) of every frame.
-        var trueTransforms: [Transform] { scene.shifts.map { .translation(dx: $0.dx, dy: $0.dy) } }
-
-        /// Per reference pixel, in how many frames an object (or defect) covers it.
-        var objectCoverageCount: Plane {
-            let w = scene.groundTruth.width, h = scene.groundTruth.height
-            var out = Plane(width: w, height: h)
-            for (i, mask) in scene.objectMasks.enumerated() {
-                let s = scene.shifts[i]
-                let onRef = Warper.warp([mask], by: .translation(dx: s.dx, dy: s.dy), width: w, height: h,
-                                        interpolation: .bicubic).planes[0]
-                for k in 0..<out.count where onRef.pixels[k] > 0.05 { out.pixels[k] += 1 }
-            }
-            return out
-        }
-
-        /// 1 where any frame's object (mapped to the reference grid) covers the pixel.
-        var objectFootprint: Plane { covered(inMoreThan: 0) }
-
-        /// 1 where objects cover the pixel in more than `n` frames.
-        func covered(inMoreThan n: Int) -> Plane {
-            var p = objectCoverageCount
-            for k in 0..<p.count { p.pixels[k] = p.pixels[k] > Float(n) ? 1 : 0 }
-            return p
-        }
-    }
-
-    static func burst(_ config: SceneConfig, format: ImageFormat = .jpeg) throws -> Burst {
-        let scene = SceneGenerator.render(config)
-        let folder = NSTemporaryDirectory() + "stack-robust-\(config.preset)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try scene.write(to: folder, format: format, quality: 95)
-        let paths = (0..<config.frameCount).map { folder + "/" + Scene.frameFileName($0, format: format) }
-        return Burst(scene: scene, paths: paths, folder: folder)
-    }
-
-    static func stack(_ b: Burst, _ mode: StackMode, transforms: [Transform]? = nil,
+    static func stack(_ b: SceneBurst, _ mode: StackMode, transforms: [Transform]? = nil,
                       weighting: FrameWeighting = .equal) throws -> Image {
         var o = StackOptions()
         o.mode = mode
@@ -62,14 +20,12 @@ struct RobustStackingTests {
     }
 
     static func streetConfig() -> SceneConfig {
-        var c = SceneConfig.street
-        c.width = 320; c.height = 240; c.frameCount = 10; c.seed = 21
-        return c
+        SceneBurst.street(width: 320, height: 240, frames: 10, seed: 21)
     }
 
     @Test("street (objects ≤ 30 % of frames): median and sigma-clip remove the objects, average does not")
     func streetObjectsRemoved() throws {
-        let b = try Self.burst(Self.streetConfig())
+        let b = try SceneBurst(Self.streetConfig(), label: "robust")
         defer { b.remove() }
         let truth = b.scene.groundTruth
         let border = Int(b.scene.config.maxShift.rounded(.up)) + 3
@@ -97,7 +53,7 @@ struct RobustStackingTests {
 
     @Test("JPEG bursts keep 8 bits per sample in the store: the 8-bit result is within 0.1 dB of a 16-bit store's")
     func eightBitStoreQuality() throws {
-        let b = try Self.burst(Self.streetConfig())
+        let b = try SceneBurst(Self.streetConfig(), label: "robust")
         defer { b.remove() }
         let truth = b.scene.groundTruth
         let border = Int(b.scene.config.maxShift.rounded(.up)) + 3
@@ -134,7 +90,7 @@ struct RobustStackingTests {
     func crowdModeBeatsMedian() throws {
         var c = SceneConfig.crowd
         c.width = 320; c.height = 240; c.seed = 4
-        let b = try Self.burst(c)
+        let b = try SceneBurst(c, label: "robust")
         defer { b.remove() }
         let truth = b.scene.groundTruth
         let border = Int(c.maxShift.rounded(.up)) + 3
@@ -156,7 +112,7 @@ struct RobustStackingTests {
     func sigmaClipRemovesTrailAndHotPixels() throws {
         var c = SceneConfig.trail
         c.width = 320; c.height = 240; c.seed = 8
-        let b = try Self.burst(c)
+        let b = try SceneBurst(c, label: "robust")
         defer { b.remove() }
         let truth = b.scene.groundTruth
         let border = Int(c.maxShift.rounded(.up)) + 3
@@ -187,13 +143,13 @@ struct RobustStackingTests {
         // Integer shifts (exact warps) and lossless frames, so that noise, not
         // resampling of the rendered edges or JPEG error, limits the result.
         c.explicitShifts = [(0, 0), (2, -1), (-3, 1), (1, 2), (-2, -2), (3, 0)].map { FrameShift(dx: $0.0, dy: $0.1) }
-        let b = try Self.burst(c, format: .png)
+        let b = try SceneBurst(c, format: .png, label: "robust")
         defer { b.remove() }
         // Replace frame 3 with a much noisier copy (σ = 0.05 added, 5× the others'):
         // noisy enough to dominate the equal-weight mean, close enough that
         // sigma-clip keeps most of its samples, so weighting is what helps.
         var noisy = try ImageFile.read(b.paths[3]).image
-        var rng = KernelRNG(seed: 99)
+        var rng = TestRandom(seed: 99)
         for ch in 0..<noisy.channels {
             for i in 0..<noisy.pixelCount {
                 let g = rng.gaussian()
@@ -210,5 +166,33 @@ struct RobustStackingTests {
             // Equal weights: rms ≈ √(5·0.01² + 0.05²)/6 ≈ 0.009; inverse-variance ≈ 0.0045, about +6 dB.
             #expect(auto > equal + 1, "\(mode): auto \(auto) dB vs equal \(equal) dB")
         }
+    }
+}
+
+extension SceneBurst {
+    /// The ground-truth transforms (true shifts) of every frame.
+    var trueTransforms: [Transform] { scene.shifts.map { .translation(dx: $0.dx, dy: $0.dy) } }
+
+    /// Per reference pixel, in how many frames an object (or defect) covers it.
+    var objectCoverageCount: Plane {
+        let w = scene.groundTruth.width, h = scene.groundTruth.height
+        var out = Plane(width: w, height: h)
+        for (i, mask) in scene.objectMasks.enumerated() {
+            let s = scene.shifts[i]
+            let onRef = Warper.warp([mask], by: .translation(dx: s.dx, dy: s.dy), width: w, height: h,
+                                    interpolation: .bicubic).planes[0]
+            for k in 0..<out.count where onRef.pixels[k] > 0.05 { out.pixels[k] += 1 }
+        }
+        return out
+    }
+
+    /// 1 where any frame's object (mapped to the reference grid) covers the pixel.
+    var objectFootprint: Plane { covered(inMoreThan: 0) }
+
+    /// 1 where objects cover the pixel in more than `n` frames.
+    func covered(inMoreThan n: Int) -> Plane {
+        var p = objectCoverageCount
+        for k in 0..<p.count { p.pixels[k] = p.pixels[k] > Float(n) ? 1 : 0 }
+        return p
     }
 }

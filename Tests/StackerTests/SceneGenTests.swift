@@ -3,6 +3,7 @@ import Registration
 import SceneGen
 import Stacker
 import Testing
+import TestSupport
 
 /// Helpers shared by the SceneGen suites.
 enum SceneGenFixture {
@@ -271,9 +272,10 @@ struct SceneGenObjectTests {
 struct SceneGenWriteTests {
     @Test("writing into a folder that cannot be created throws instead of crashing")
     func unwritableFolder() throws {
-        let file = NSTemporaryDirectory() + "/scenegen-not-a-folder-\(getpid())"
+        let folder = try TestFiles.temporaryFolder("scenegen")
+        defer { TestFiles.remove(folder) }
+        let file = folder + "/not-a-folder"
         #expect(FileManager.default.createFile(atPath: file, contents: Data()))
-        defer { try? FileManager.default.removeItem(atPath: file) }
         let c = SceneGenFixture.config(.street, width: 16, height: 16, frames: 2)
         #expect(throws: (any Error).self) { try SceneGenerator.write(c, to: file + "/burst") }
         #expect(throws: (any Error).self) { try SceneGenerator.render(c).write(to: file + "/burst") }

@@ -3,22 +3,14 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 @Suite("Stacking pipeline")
 struct StackPipelineTests {
     /// A small street burst written as JPEG q95 into a fresh folder.
     static func burst(frames: Int, seed: UInt64) throws -> (scene: Scene, paths: [String], folder: String) {
-        var config = SceneConfig.street
-        config.width = 320
-        config.height = 240
-        config.frameCount = frames
-        config.seed = seed
-        let scene = SceneGenerator.render(config)
-        let folder = NSTemporaryDirectory() + "stack-pipeline-\(seed)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try scene.write(to: folder, format: .jpeg, quality: 95)
-        let paths = (0..<frames).map { folder + "/" + String(format: "frame_%03d.jpg", $0) }
-        return (scene, paths, folder)
+        let burst = try SceneBurst(SceneBurst.street(width: 320, height: 240, frames: frames, seed: seed), label: "pipeline")
+        return (burst.scene, burst.paths, burst.folder)
     }
 
     @Test("the average stack of a street burst is closer to the ground truth than any single frame")
@@ -77,10 +69,9 @@ struct StackPipelineTests {
 struct PipelineEXIFTests {
     @Test("phone frames with EXIF orientation 6 are stacked upright, and the output carries the reference's EXIF with orientation 1")
     func orientationAndPassThrough() throws {
-        var config = SceneConfig.street
-        config.width = 320; config.height = 240; config.frameCount = 3; config.seed = 12
+        let config = SceneBurst.street(width: 320, height: 240, frames: 3, seed: 12)
         let scene = SceneGenerator.render(config)
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Store each frame rotated 90° counter-clockwise, tagged orientation 6
         // ("rotate 90° clockwise to display"), as a phone held upright does.
@@ -125,10 +116,9 @@ struct PipelineEXIFTests {
 struct AutomaticReferenceTests {
     @Test("--reference auto picks the one sharp frame of a burst whose other frames are blurred")
     func picksTheSharpestFrame() throws {
-        var config = SceneConfig.street
-        config.width = 320; config.height = 240; config.frameCount = 4; config.seed = 19
+        let config = SceneBurst.street(width: 320, height: 240, frames: 4, seed: 19)
         let scene = SceneGenerator.render(config)
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var paths: [String] = []
         for (i, frame) in scene.frames.enumerated() {
@@ -168,13 +158,12 @@ struct AutomaticReferenceTests {
 struct PipelineHomographyTests {
     @Test("--align homography recovers perspective jitter (mapped corners ≤ 0.2 px) and beats translation on such a burst")
     func handheldBurst() throws {
-        var config = SceneConfig.street
-        config.width = 640; config.height = 480; config.frameCount = 1; config.seed = 23
+        var config = SceneBurst.street(width: 640, height: 480, frames: 1, seed: 23)
         config.objectCount = 0; config.noiseSigma = 0
         let truth = SceneGenerator.render(config).groundTruth
-        let folder = try IOFixtures.temporaryFolder()
+        let folder = try TestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var rng = KernelRNG(seed: 5)
+        var rng = TestRandom(seed: 5)
         let w = Double(truth.width - 1), h = Double(truth.height - 1)
         let corners = [(0.0, 0.0), (w, 0), (w, h), (0, h)]
         var truths: [Transform] = [.identity]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Registration
 @testable import Stacker
+import TestSupport
 
 /// Registration does not depend on the scale of the values (issue 22, item 5):
 /// the same real CCD frame stored as 16-bit integers, as 32-bit integers
@@ -13,8 +14,7 @@ struct ValueScaleRegistrationTests {
     /// The real frames (a crop of NGC 1316 from astropy's test data, see
     /// Tests/Fixtures/real/README-registration.md) in three value scales.
     static let fixtures = ["ngc1316-int16.fits", "ngc1316-int32.fits", "ngc1316-float-1e-12.fits"]
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/real").path
+    static let folder = TestFiles.realFixtures
 
     /// Two 240×160 crops of the frame, the second 7 px right and 5 px up of
     /// the first: frame(x, y) = reference(x + 7, y − 5).
@@ -73,9 +73,8 @@ struct ValueScaleRegistrationTests {
 
     @Test("a frame using less than 1/1000 of the scale is warned about once, with how to keep it; a 16-bit one is not")
     func tinyScaleWarning() throws {
-        let folder = NSTemporaryDirectory() + "value-scale-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TestFiles.temporaryFolder("value-scale")
+        defer { TestFiles.remove(folder) }
         for name in ["ngc1316-int32.fits", "ngc1316-int16.fits"] {
             let paths = (0..<2).map { "\(folder)/\($0)-\(name)" }
             for p in paths { try FileManager.default.copyItem(atPath: Self.folder + "/" + name, toPath: p) }

@@ -3,6 +3,7 @@ import Testing
 import Registration
 import SceneGen
 @testable import Stacker
+import TestSupport
 
 /// Stacking in Y, Cb, Cr: JPEG planes as stored, chroma at its own
 /// resolution, RGB once at the end (`StackOptions.stackInYCbCr`).
@@ -44,11 +45,8 @@ struct YCbCrStackingTests {
     /// `config` rendered and written as JPEG frames at quality 85, which
     /// writes 4:2:0 chroma as cameras do, in a new temporary folder.
     static func burst420(_ config: SceneConfig) throws -> (scene: Scene, paths: [String], folder: String) {
-        let scene = SceneGenerator.render(config)
-        let folder = NSTemporaryDirectory() + "stack-ycbcr-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try scene.write(to: folder, format: .jpeg, quality: 85)
-        return (scene, (0..<config.frameCount).map { folder + "/" + Scene.frameFileName($0, format: .jpeg) }, folder)
+        let burst = try SceneBurst(config, quality: 85, label: "ycbcr")
+        return (burst.scene, burst.paths, burst.folder)
     }
 
     @Test("a 4:2:0 JPEG's own planes, upsampled and converted by us, match TurboJPEG's RGB decode")
@@ -98,9 +96,7 @@ struct YCbCrStackingTests {
 
     @Test("an upright EXIF orientation is applied to the Y, Cb, Cr planes as to the RGB decode")
     func orientation() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let path = root.appendingPathComponent("Fuzz/corpus/jpeg/exif-ii-orient6.jpg").path
+        let path = TestFiles.packageRoot + "/Fuzz/corpus/jpeg/exif-ii-orient6.jpg"
         let rgb = try ImageFile.read(path)
         let frame = try DecodedFrame.read(FilePath(path), maxPixels: 1 << 20, form: .ycbcr(factor: nil))
         #expect(frame.width == rgb.image.width && frame.height == rgb.image.height)
@@ -111,8 +107,7 @@ struct YCbCrStackingTests {
     @Test("a 4:2:0 burst stacked in Y, Cb, Cr is as close to the truth as stacked in RGB, and thread-independent",
           arguments: [StackMode.average, .median, .sigmaClip])
     func quality(_ mode: StackMode) throws {
-        var c = SceneConfig.street
-        c.width = 320; c.height = 240; c.frameCount = 8; c.seed = 5
+        let c = SceneBurst.street(width: 320, height: 240, frames: 8, seed: 5)
         let (scene, paths, folder) = try Self.burst420(c)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let truth = scene.groundTruth
@@ -145,8 +140,8 @@ extension YCbCrStackingTests {
     @Test("a burst mixing 4:2:0, 4:4:4 and odd subsampling frames stacks, each frame converted to the reference's form",
           arguments: [StackMode.average, .median])
     func mixedBurst(_ mode: StackMode) throws {
-        var c = SceneConfig.street
-        c.width = 160; c.height = 120; c.frameCount = 5; c.seed = 9; c.objectCount = 0
+        var c = SceneBurst.street(width: 160, height: 120, frames: 5, seed: 9)
+        c.objectCount = 0
         let (scene, paths, folder) = try Self.burst420(c)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var o = StackOptions()
