@@ -29,73 +29,33 @@ struct RealFileHardeningTests {
         let peakKiB: Int
     }
 
-    /// VmHWM (peak resident set of the process's current address space) in
-    /// KiB from /proc/`pid`/status, once the process runs `name` (the Name
-    /// line); nil before its exec, after its exit, or when unreadable.
-    static func highWaterKiB(of pid: pid_t, running name: String) -> Int? {
-        let fd = open("/proc/\(pid)/status", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 8192)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n <= 0 { break }
-            count += n
-        }
-        var seenName: Substring?
-        var peak: Int?
-        for line in String(decoding: bytes[..<count], as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 2 else { continue }
-            if fields[0] == "Name:" { seenName = fields[1] }
-            if fields[0] == "VmHWM:" { peak = Int(fields[1]) }
-        }
-        guard let seenName, name.hasPrefix(seenName) else { return nil }
-        return peak
-    }
-
-    /// Runs `stack` with `arguments` and measures the child's own peak RSS.
-    /// Not `CLIHarness.run` (Foundation's `Process` reaps the child itself),
-    /// and not `ru_maxrss` from `wait4` or `RUSAGE_CHILDREN`: `posix_spawn`
-    /// starts the child in this process's address space (vfork), and Linux
-    /// carries that address space's high-water mark, that of the whole test
-    /// process, into the child's `ru_maxrss` at exec. So this polls the
-    /// child's VmHWM every millisecond after its exec until it exits: never
-    /// more than the child's own peak, and a 1 GiB allocation that is zeroed
-    /// lasts long enough to be seen. stdout goes to /dev/null, stderr to a
-    /// file in `folder`.
+    /// Runs `stack` with `arguments` under GNU time (`/usr/bin/time`, the
+    /// Debian package `time`, which `make test` installs) and returns the
+    /// child's own peak RSS, exactly, from the `ru_maxrss` that `wait4` gives
+    /// time for it. Not measured from this process: the test process's own
+    /// high-water mark would be carried into a child it spawns (vfork), and
+    /// polling /proc misses a child that exits within a millisecond. stdout
+    /// goes to /dev/null, stderr to a file in `folder`.
     static func measuredRun(_ arguments: [String], in folder: String) throws -> MeasuredRun {
-        let errPath = folder + "/stderr.txt"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let binary = try CLIHarness.binary
-        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] =
-            ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            throw StackerError.unreadable(path: binary, reason: "posix_spawn failed: \(spawned)")
+        let time = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: time) else {
+            throw StackerError.unreadable(path: time, reason: "GNU time is needed to measure peak memory: apt-get install time")
         }
-        let name = (binary as NSString).lastPathComponent
-        var status: Int32 = 0
-        var peak = 0
-        while true {
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid || (done < 0 && errno != EINTR) { break }
-            if let k = highWaterKiB(of: pid, running: name) { peak = max(peak, k) }
-            usleep(1000)
-        }
-        // WIFEXITED / WEXITSTATUS by hand (macros do not reach Swift); a
-        // signal death reports 128 + the signal, as a shell would.
-        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let errPath = folder + "/stderr.txt", peakPath = folder + "/peak.txt"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: time)
+        process.arguments = ["-f", "%M", "-o", peakPath, try CLIHarness.binary] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        try process.run()
+        process.waitUntilExit()
+        // GNU time exits with the child's status (128 + the signal for a signal death).
         let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        return MeasuredRun(status: exit, stderr: text, peakKiB: peak)
+        let report = (try? String(contentsOfFile: peakPath, encoding: .utf8)) ?? ""
+        // Before the figure, time may write "Command exited with non-zero status N".
+        let peak = report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        return MeasuredRun(status: process.terminationStatus, stderr: text, peakKiB: peak)
     }
 
     /// `count` copies of the fixture `name` in `folder` (stack refuses the

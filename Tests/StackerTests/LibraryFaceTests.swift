@@ -1,7 +1,7 @@
-import Glibc
 import Registration
 import SceneGen
 import Stacker
+import TestSupport
 import Testing
 
 /// The library as a client test suite uses it (no @testable): a SceneGen
@@ -53,9 +53,10 @@ struct LibraryFaceTests {
         let small = Image(width: 32, height: 24, channels: 3)
         var options = StackOptions()
         options.threads = 1
-        let file = "/tmp/stack-library-face-\(UInt64.random(in: 0...UInt64.max)).png"
+        let folder = try TestFiles.temporaryFolder()
+        defer { TestFiles.remove(folder) }
+        let file = folder + "/frame.png"
         try ImageFile.write(scene.frames[1], to: file, options: EncodeOptions(bitDepth: 16))
-        defer { unlink(file) }
         let mixed = try stack([.image(scene.frames[0]), .path(file), .image(scene.frames[2])], options: options)
         #expect(mixed.frames.map(\.path) == ["image 0", file, "image 2"])
         #expect(mixed.frames.allSatisfy { $0.used })
@@ -76,9 +77,9 @@ struct LibraryFaceTests {
         var last = 1.0
         for sigma: Float in [0.01, 0.03, 0.1] {
             var noisy = truth
-            var random = SplitMix64(seed: 99)
+            var random = TestRandom(seed: 99)
             for c in 0..<noisy.channels {
-                for k in 0..<noisy.planes[c].count { noisy.planes[c].pixels[k] += sigma * Float(random.uniform(-1.73, 1.73)) }
+                for k in 0..<noisy.planes[c].count { noisy.planes[c].pixels[k] += sigma * Float(random.symmetric(1.73)) }
             }
             let s = ImageMetrics.ssim(noisy, truth, border: 4)
             #expect(s < last, "σ \(sigma): SSIM \(s), previous \(last)")
