@@ -40,6 +40,8 @@ typedef struct stack_fits_api {
     __typeof__(&ffcrimll) crimll;
     __typeof__(&ffprec) prec;
     __typeof__(&ffppr) ppr;
+    __typeof__(&ffmahd) mahd;
+    __typeof__(&fits_is_compressed_image) is_compressed;
 } stack_fits_api;
 
 // The table and the load state live in functions, not in file-scope
@@ -74,6 +76,8 @@ static void stack_fits_load_once(void) {
     STACK_FITS_LOOKUP(crimll, ffcrimll)
     STACK_FITS_LOOKUP(prec, ffprec)
     STACK_FITS_LOOKUP(ppr, ffppr)
+    STACK_FITS_LOOKUP(mahd, ffmahd)
+    STACK_FITS_LOOKUP(is_compressed, fits_is_compressed_image)
 #undef STACK_FITS_LOOKUP
     *stack_fits_state() = 1;
 }
@@ -137,7 +141,24 @@ static inline void stack_fits_close(stack_fits_file *file, int owns_buffer) {
     free(file);
 }
 
-/// The primary image's BITPIX, NAXIS and up to three axis lengths.
+/// Makes HDU `number` (1 = the primary) the current one and says its type
+/// (0 image, 1 ASCII table, 2 binary table); a tile-compressed image, stored
+/// as a binary table, counts as an image. Past the last HDU *status is
+/// END_OF_FILE (107).
+/// The corresponding C function is `fits_movabs_hdu` (ffmahd).
+static inline int stack_fits_move_to_hdu(stack_fits_file *file, int number, int *type, int *status) {
+    *type = -1;
+    return stack_fits_fn.mahd(file->fits, number, type, status);
+}
+
+/// 1 when the current HDU is a tile-compressed image (its pixels are
+/// decompressed by cfitsio's reader; its data unit is a table), else 0.
+/// The corresponding C function is `fits_is_compressed_image`.
+static inline int stack_fits_is_compressed(stack_fits_file *file, int *status) {
+    return stack_fits_fn.is_compressed(file->fits, status);
+}
+
+/// The current HDU's image BITPIX, NAXIS and up to three axis lengths.
 /// The corresponding C function is `fits_get_img_paramll` (ffgiprll).
 static inline int stack_fits_image_shape(stack_fits_file *file, int *bitpix, int *naxis,
                                          long long axes[3], int *status) {
@@ -152,13 +173,16 @@ static inline int stack_fits_data_start(stack_fits_file *file, long long *start,
     return stack_fits_fn.ghadll(file->fits, &header_start, start, &data_end, status);
 }
 
-/// Reads `count` pixels from the start of the primary image as float, with
-/// BZERO / BSCALE applied; undefined pixels (NaN, BLANK) become 0.
+/// Reads `count` pixels of the current HDU's image as float, from pixel
+/// `first` (0-based, in storage order: a cube's plane k starts at
+/// k * NAXIS1 * NAXIS2), with BZERO / BSCALE applied; undefined pixels
+/// (NaN, BLANK) become 0.
 /// The corresponding C function is `fits_read_img` (ffgpv, TFLOAT).
-static inline int stack_fits_read_floats(stack_fits_file *file, long long count, float *out, int *status) {
+static inline int stack_fits_read_floats(stack_fits_file *file, long long first, long long count,
+                                         float *out, int *status) {
     float null_value = 0;
     int any_null = 0;
-    return stack_fits_fn.gpv(file->fits, TFLOAT, 1, count, &null_value, out, &any_null, status);
+    return stack_fits_fn.gpv(file->fits, TFLOAT, first + 1, count, &null_value, out, &any_null, status);
 }
 
 // Exists because cfitsio's own unquoting (ffc2s) is not in its public

@@ -177,7 +177,7 @@ struct ImageIOFITSTests {
         #expect(d8.image.planes[0].pixels == stored8.map { $0 / 255 })
     }
 
-    @Test("truncated data, NAXIS = 0, NAXIS3 = 5 and a decompression-bomb header are unreadable, naming the file")
+    @Test("truncated data, NAXIS = 0 alone, a truncated cube and a decompression-bomb header are unreadable, naming the file")
     func malformed() throws {
         let good = try ImageFile.encode(IOFixtures.smooth(width: 40, height: 30, channels: 3, seed: 87), format: .fits,
                                         options: EncodeOptions(bitDepth: 16))
@@ -185,8 +185,11 @@ struct ImageIOFITSTests {
         #expect(truncated?.path == "cut.fits")
         #expect(truncated?.reason == "truncated FITS data")
         let cases: [([String], String)] = [
-            (HandMadeFITS.cards(bitpix: 16, axes: []), "the FITS file has no primary image (NAXIS = 0)"),
-            (HandMadeFITS.cards(bitpix: 16, axes: [4, 4, 5]), "a FITS cube with NAXIS3 = 5 is not supported (need 1 or 3 planes)"),
+            (HandMadeFITS.cards(bitpix: 16, axes: []),
+             "the FITS file has no image: its primary HDU is empty (NAXIS = 0) and no extension follows"),
+            // One 2880-byte data record holds the first plane of 30 × 30 × 2
+            // bytes, not all 6: the whole cube is checked.
+            (HandMadeFITS.cards(bitpix: 16, axes: [30, 30, 6]), "truncated FITS data"),
             (HandMadeFITS.cards(bitpix: 16, axes: [4]), "FITS images with NAXIS = 1 are not supported (need 2 or 3)"),
             (HandMadeFITS.cards(bitpix: 16, axes: [100_000, 100_000]),
              "the image is 100000×100000 pixels, more than the limit of 500 megapixels"),

@@ -6,18 +6,27 @@ import Synchronization
 /// that imports `CFITSIO`; it calls only the `stack_fits_…` functions of
 /// `CFITSIO/shim.h`. No C type leaves it.
 ///
-/// Read: the primary HDU's image. BITPIX 8, 16, 32, -32 or -64; NAXIS = 2
-/// (gray), or 3 with NAXIS3 = 3 (R, G, B planes) or 1 (gray). BZERO / BSCALE
-/// are applied first (BITPIX 16 with BZERO 32768 is unsigned 16-bit), then
-/// the value is scaled to our 0…1 convention by the full scale of the
+/// Read: the image HDU — the primary one, or, when the primary holds no
+/// image (NAXIS = 0, as in multi-extension files such as HST's `_flt.fits`
+/// and fpack's `.fz`), the first image extension after it. A tile-compressed
+/// image (a `ZIMAGE` binary table) is decompressed by cfitsio's own reader.
+/// BITPIX 8, 16, 32, -32 or -64; NAXIS = 2 (gray), or 3 with NAXIS3 = 3
+/// (R, G, B planes), 1 (gray) or any other N > 1: a cube of N gray frames,
+/// frame k being plane k (`Header.frames`, `decode(…, frame:)`). BZERO /
+/// BSCALE are applied first (BITPIX 16 with BZERO 32768 is unsigned 16-bit),
+/// then the value is scaled to our 0…1 convention by the full scale of the
 /// stored integer type: / 255 (8-bit), / 65535 (16-bit, signed files keep
 /// their negative values negative), / 4 294 967 295 (32-bit). Floats
 /// (-32, -64) are kept as stored: Siril's 32-bit convention is 0…1 already.
-/// Undefined pixels (NaN, BLANK) become 0.
+/// Undefined pixels (NaN, BLANK) become 0. gzip-compressed files (`.fits.gz`)
+/// are not FITS to the magic test; `ImageFile` refuses them by name.
 ///
-/// Row order: FITS stores the bottom row of the picture first (as Siril and
-/// ds9 show it), so the first stored row becomes the last row of our
-/// top-down `Image`, on reading and on writing.
+/// Row order: by the FITS convention the first stored row is the bottom row
+/// of the picture (as Siril and ds9 show it), so it becomes the last row of
+/// our top-down `Image`, on reading and on writing — unless the header says
+/// `ROWORDER = 'TOP-DOWN'` (NINA, ASIAIR and other capture programs write
+/// the sensor's first row first and say so), which is read unflipped.
+/// `ROWORDER = 'BOTTOM-UP'`, any other value, or none keeps the flip.
 ///
 /// Keywords: decoding returns the keywords named in `carriedNames` that the
 /// header holds; encoding writes the given ones after the structural
@@ -62,32 +71,49 @@ enum FITSCodec {
         return try lock.withLock { _ throws(StackerError) -> T in try body() }
     }
 
-    /// What the primary header says: size, channels (1 or 3), bit depth
-    /// (8, 16, or 32 for 32-bit integers and floats), BITPIX.
+    /// What the image HDU's header says: size, channels (1 or 3), bit depth
+    /// (8, 16, or 32 for 32-bit integers and floats), BITPIX, how many
+    /// frames it holds and where and how they are stored.
     struct Header {
         var width: Int
         var height: Int
         var channels: Int
         var bitDepth: Int
         var bitpix: Int
+        /// 1, or N for a cube of N gray planes (NAXIS3 = N, N ∉ {1, 3}).
+        var frames: Int = 1
+        /// The HDU holding the image: 1 the primary, more for an extension.
+        var hdu: Int = 1
+        /// Whether the image is tile-compressed (its data unit is a table).
+        var compressed: Bool = false
+        /// Whether `ROWORDER = 'TOP-DOWN'`: rows are stored top row first.
+        var topDown: Bool = false
     }
 
-    /// Reads the primary header only and applies the same checks as `decode`.
+    /// Reads the image HDU's header only (see the type's description for
+    /// which HDU) and applies the same checks as `decode`.
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func header(_ bytes: [UInt8], path: String) throws -> Header {
         try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> Header in
-            try withFile(bytes, path: path) { file throws(StackerError) -> Header in try shape(file, path: path) }
+            try withFile(bytes, path: path) { file throws(StackerError) -> Header in try locateImage(file, path: path) }
         }
     }
 
-    /// Decodes the primary image (see the type's description): planes,
-    /// bit depth (8, 16 or 32) and the carried keywords.
+    /// Decodes frame `frame` (from 0) of the image HDU (see the type's
+    /// description): planes, bit depth (8, 16 or 32) and the carried
+    /// keywords. A file of one frame has only frame 0.
     /// - Throws: `StackerError.unreadable` naming `path`, also for images
-    ///   over `maxPixels`, refused before their pixels are allocated.
-    static func decode(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> DecodedImage {
+    ///   over `maxPixels`, refused before their pixels are allocated, and
+    ///   for a frame the file does not hold.
+    static func decode(_ bytes: [UInt8], path: String, maxPixels: Int, frame: Int = 0) throws -> DecodedImage {
         try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> DecodedImage in
           try withFile(bytes, path: path) { file throws(StackerError) -> DecodedImage in
-            let h = try shape(file, path: path)
+            let h = try locateImage(file, path: path)
+            guard (0..<h.frames).contains(frame) else {
+                throw StackerError.unreadable(path: path, reason: h.frames == 1
+                    ? "the file holds one frame, not a frame \(frame)"
+                    : "the FITS cube holds \(h.frames) frames (0…\(h.frames - 1)), not a frame \(frame)")
+            }
             do {
                 try JPEGCodec.checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
             } catch let error as StackerError {
@@ -96,18 +122,26 @@ enum FITSCodec {
                 throw StackerError.unreadable(path: path, reason: "\(error)")
             }
             let n = h.width * h.height
-            // cfitsio does not notice a data unit cut short in memory: check
-            // the size here, which also keeps a lying header from making us
-            // allocate for pixels the file cannot hold.
-            var dataStart: Int64 = 0, status: Int32 = 0
-            _ = stack_fits_data_start(file, &dataStart, &status)
-            let (dataBytes, overflow) = (n * h.channels).multipliedReportingOverflow(by: abs(h.bitpix) / 8)
-            guard status == 0, !overflow, dataStart >= 0, Int64(bytes.count) - dataStart >= Int64(dataBytes) else {
-                throw StackerError.unreadable(path: path, reason: status == 0 ? "truncated FITS data" : reason(status))
+            let count = n * h.channels
+            var status: Int32 = 0
+            if !h.compressed {
+                // cfitsio does not notice a data unit cut short in memory:
+                // check the size here (the whole unit, every plane of a
+                // cube), which also keeps a lying header from making us
+                // allocate for pixels the file cannot hold. A compressed
+                // image's data unit is a table of tiles, which cfitsio checks
+                // as it decompresses them.
+                var dataStart: Int64 = 0
+                _ = stack_fits_data_start(file, &dataStart, &status)
+                let (planes, o1) = count.multipliedReportingOverflow(by: h.frames)
+                let (dataBytes, o2) = planes.multipliedReportingOverflow(by: abs(h.bitpix) / 8)
+                guard status == 0, !o1, !o2, dataStart >= 0, Int64(bytes.count) - dataStart >= Int64(dataBytes) else {
+                    throw StackerError.unreadable(path: path, reason: status == 0 ? "truncated FITS data" : reason(status))
+                }
             }
-            var samples = [Float](repeating: 0, count: n * h.channels)
+            var samples = [Float](repeating: 0, count: count)
             samples.withUnsafeMutableBufferPointer { s in
-                _ = stack_fits_read_floats(file, Int64(n * h.channels), s.baseAddress, &status)
+                _ = stack_fits_read_floats(file, Int64(frame * count), Int64(count), s.baseAddress, &status)
             }
             guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
             let divisor: Float
@@ -120,7 +154,7 @@ enum FITSCodec {
             let planes = samples.withUnsafeBufferPointer { s in
                 (0..<h.channels).map { c in
                     PixelConversion.plane(from: UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
-                                          width: h.width, height: h.height, divisor: divisor, bottomUp: true)
+                                          width: h.width, height: h.height, divisor: divisor, bottomUp: !h.topDown)
                 }
             }
             let image = Image(width: h.width, height: h.height, planes: planes)
@@ -220,8 +254,44 @@ enum FITSCodec {
         }
     }
 
-    /// BITPIX and axes of the primary image, checked.
-    private static func shape(_ file: UnsafeMutablePointer<stack_fits_file>, path: String) throws(StackerError) -> Header {
+    /// Makes the image HDU current (the primary, or the first image
+    /// extension when the primary has NAXIS = 0) and returns its header,
+    /// checked. At most `maxExtensions` extensions are looked at.
+    private static func locateImage(_ file: UnsafeMutablePointer<stack_fits_file>, path: String) throws(StackerError) -> Header {
+        var naxis = try axisCount(file, path: path)
+        var hdu: Int32 = 1
+        while naxis == 0 {
+            var type: Int32 = 0, status: Int32 = 0
+            hdu += 1
+            _ = stack_fits_move_to_hdu(file, hdu, &type, &status)
+            if status == 107 || hdu > maxExtensions + 1 {  // END_OF_FILE: no more HDUs
+                throw StackerError.unreadable(path: path, reason: hdu == 2
+                    ? "the FITS file has no image: its primary HDU is empty (NAXIS = 0) and no extension follows"
+                    : "the FITS file has no image: its primary HDU is empty (NAXIS = 0) and none of its \(hdu - 2) extension(s) is an image")
+            }
+            guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+            guard type == 0 else { continue }  // an ASCII or binary table (compressed images count as images)
+            naxis = try axisCount(file, path: path)
+        }
+        var h = try shape(file, path: path)
+        h.hdu = Int(hdu)
+        var status: Int32 = 0
+        h.compressed = stack_fits_is_compressed(file, &status) != 0
+        guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+        if let order = try keyword(file, "ROWORDER", path: path) {
+            h.topDown = order.uppercased() == "TOP-DOWN"
+        }
+        return h
+    }
+
+    /// Extensions looked through for an image after an empty primary HDU:
+    /// enough for any instrument's layout, and a bound on a file of
+    /// thousands of empty headers.
+    static let maxExtensions = 64
+
+    /// The current HDU's BITPIX, NAXIS and first three axis lengths, unchecked.
+    private static func dimensions(_ file: UnsafeMutablePointer<stack_fits_file>,
+                                   path: String) throws(StackerError) -> (bitpix: Int32, naxis: Int32, axes: (Int64, Int64, Int64)) {
         var bitpix: Int32 = 0, naxis: Int32 = 0, status: Int32 = 0
         var axes: (Int64, Int64, Int64) = (0, 0, 0)
         withUnsafeMutablePointer(to: &axes) { a in
@@ -230,13 +300,28 @@ enum FITSCodec {
             }
         }
         guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+        return (bitpix, naxis, axes)
+    }
+
+    /// The current HDU's NAXIS.
+    private static func axisCount(_ file: UnsafeMutablePointer<stack_fits_file>, path: String) throws(StackerError) -> Int32 {
+        try dimensions(file, path: path).naxis
+    }
+
+    /// BITPIX and axes of the current HDU's image, checked.
+    private static func shape(_ file: UnsafeMutablePointer<stack_fits_file>, path: String) throws(StackerError) -> Header {
+        let (bitpix, naxis, axes) = try dimensions(file, path: path)
         let channels: Int
+        var frames = 1
         switch (naxis, axes.2) {
         case (2, _): channels = 1
         case (3, 1): channels = 1
         case (3, 3): channels = 3
-        case (3, _):
-            throw StackerError.unreadable(path: path, reason: "a FITS cube with NAXIS3 = \(axes.2) is not supported (need 1 or 3 planes)")
+        case (3, let n) where n > 1 && n <= Int64(Int32.max):
+            channels = 1
+            frames = Int(n)
+        case (3, let n):
+            throw StackerError.unreadable(path: path, reason: "the FITS cube has NAXIS3 = \(n): no planes to read")
         case (0, _):
             throw StackerError.unreadable(path: path, reason: "the FITS file has no primary image (NAXIS = 0)")
         default:
@@ -253,7 +338,25 @@ enum FITSCodec {
         default:
             throw StackerError.unreadable(path: path, reason: "FITS BITPIX \(bitpix) is not supported (need 8, 16, 32, -32 or -64)")
         }
-        return Header(width: Int(axes.0), height: Int(axes.1), channels: channels, bitDepth: bitDepth, bitpix: Int(bitpix))
+        return Header(width: Int(axes.0), height: Int(axes.1), channels: channels, bitDepth: bitDepth,
+                      bitpix: Int(bitpix), frames: frames)
+    }
+
+    /// The value of keyword `name` in the current header (a string without
+    /// its quotes and trailing blanks), or nil when the header lacks it.
+    private static func keyword(_ file: UnsafeMutablePointer<stack_fits_file>, _ name: String,
+                                path: String) throws(StackerError) -> String? {
+        var value = [CChar](repeating: 0, count: Int(STACK_FITS_VALUE_SIZE))
+        var comment = [CChar](repeating: 0, count: Int(STACK_FITS_COMMENT_SIZE))
+        var kind: CChar = 0, status: Int32 = 0
+        let rc = value.withUnsafeMutableBufferPointer { v in
+            comment.withUnsafeMutableBufferPointer { c in
+                stack_fits_read_keyword(file, name, v.baseAddress, c.baseAddress, &kind, &status)
+            }
+        }
+        if rc == STACK_FITS_KEY_MISSING { return nil }
+        guard rc == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+        return CText.string(value)
     }
 
     /// The `carriedNames` keywords the header holds.

@@ -52,6 +52,18 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// The formats `fromMagic` knows, for messages.
     static let nameList = "a JPEG, PNG, TIFF or FITS file"
+
+    /// Why a file `fromMagic` does not know is refused: what it is when we
+    /// can tell (gzip: cfitsio's in-memory reader does not decompress, so a
+    /// `.fits.gz` must be unpacked first), else the formats we read.
+    static func unknownReason(_ bytes: [UInt8], path: String) -> String {
+        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B {
+            let lower = path.lowercased()
+            let fits = [".fits.gz", ".fit.gz", ".fts.gz"].contains { lower.hasSuffix($0) }
+            return fits ? "gzip-compressed FITS: gunzip it first" : "a gzip-compressed file, not an image: gunzip it first"
+        }
+        return "not \(nameList)"
+    }
 }
 
 /// A decoded file: pixels plus what we carry through to the output.
@@ -164,8 +176,19 @@ public enum ImageFile: Sendable {
     /// expands it). Reads no more than the formats' headers need.
     /// - Throws: `StackerError.unreadable` naming `path`.
     public static func frameCount(_ path: some FilePathConvertible) throws -> Int {
-        _ = path
-        return 1
+        let file = path.filePath
+        let magic = try FileBytes.read(file, limit: 16)
+        switch ImageFormat.fromMagic(magic) {
+        case .fits:
+            // A FITS cube: NAXIS3 planes (see FITSCodec).
+            let prefixSize = 1 << 20
+            let prefix = try FileBytes.read(file, limit: prefixSize)
+            return try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) {
+                try FITSCodec.header($0, path: file.description).frames
+            }
+        default:
+            return 1
+        }
     }
 
     /// Decodes frame `index` (from 0) of the file at `path`; for a file of
@@ -174,10 +197,17 @@ public enum ImageFile: Sendable {
     ///   has no such frame.
     public static func readFrame(_ index: Int, of path: some FilePathConvertible,
                                  maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
-        guard index == 0 else {
-            throw StackerError.unreadable(path: path.filePath.description, reason: "the file holds one frame, not a frame \(index)")
+        let file = path.filePath
+        let bytes = try FileBytes.read(file)
+        if ImageFormat.fromMagic(bytes) == .fits {
+            // A FITS cube's frame k is its plane k; the whole file is read
+            // (cfitsio works on it in memory), one frame's pixels decoded.
+            return try FITSCodec.decode(bytes, path: file.description, maxPixels: maxPixels, frame: index)
         }
-        return try read(path, maxPixels: maxPixels)
+        guard index == 0 else {
+            throw StackerError.unreadable(path: file.description, reason: "the file holds one frame, not a frame \(index)")
+        }
+        return try decode(bytes: bytes, path: file.description, maxPixels: maxPixels)
     }
 
     /// Decodes a JPEG, PNG, TIFF or FITS file held in memory.
@@ -203,7 +233,7 @@ public enum ImageFile: Sendable {
         case .fits:
             return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
         case nil:
-            throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
+            throw StackerError.unreadable(path: path, reason: ImageFormat.unknownReason(bytes, path: path))
         }
     }
 
@@ -242,7 +272,7 @@ public enum ImageFile: Sendable {
             let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
         case nil:
-            throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
+            throw StackerError.unreadable(path: path, reason: ImageFormat.unknownReason(prefix, path: path))
         }
     }
 
