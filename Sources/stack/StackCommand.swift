@@ -42,6 +42,10 @@ struct StackCommand {
                    help: "how raw calibration frames are combined into masters (default: sigma-clip)"),
         OptionSpec(names: ["--cosmetic"], valueName: nil,
                    help: "repair hot and cold pixels found in the master dark"),
+        OptionSpec(names: ["--cfa"], valueName: "auto|RGGB|BGGR|GRBG|GBRG|none",
+                   help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
+        OptionSpec(names: ["--debayer"], valueName: "bilinear",
+                   help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
@@ -154,8 +158,21 @@ struct StackCommand {
             "--kappa needs a positive number or LOW,HIGH, got '\($0)'" }) { (o.kappaLow, o.kappaHigh) = kappa }
         if let n = try args.value("--normalize", Normalization.init(rawValue:), else: {
             "unknown --normalize '\($0)' (expected none, additive, multiplicative or addscale)" }) { o.normalization = n }
+        if let c = try args.value("--cfa", parseCFA, else: {
+            "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
+        if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
+            "unknown --debayer '\($0)' (expected bilinear)" }) { o.debayer = d }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
+    }
+
+    /// `--cfa auto|none|PATTERN` (the pattern in any case).
+    private static func parseCFA(_ v: String) -> CFAChoice? {
+        switch v.lowercased() {
+        case "auto": return .auto
+        case "none": return CFAChoice.none
+        default: return BayerPattern(rawValue: v.uppercased()).map { .pattern($0) }
+        }
     }
 
     /// `--kappa K` or `--kappa LOW,HIGH`, each positive and finite.

@@ -28,6 +28,10 @@ public struct Calibration: Sendable {
     /// The per-pixel offset subtracted from each light (dark and/or bias), if any.
     private let offset: Image?
 
+    /// The channel count of the masters (a CFA mosaic's masters are
+    /// mosaics: 1), or nil when there is no master at all.
+    public var channels: Int? { (bias ?? dark ?? flat)?.channels }
+
     /// The smallest normalised flat value divided by.
     public static let minimumFlat: Float = 0.05
 

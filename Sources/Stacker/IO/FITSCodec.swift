@@ -88,6 +88,9 @@ enum FITSCodec {
         var compressed: Bool = false
         /// Whether `ROWORDER = 'TOP-DOWN'`: rows are stored top row first.
         var topDown: Bool = false
+        /// The CFA pattern at the upright image's top-left pixel, from
+        /// `BAYERPAT` (+ `XBAYROFF`, `YBAYROFF`), or nil.
+        var cfa: BayerPattern?
     }
 
     /// Reads the image HDU's header only (see the type's description for
@@ -158,7 +161,8 @@ enum FITSCodec {
                 }
             }
             let image = Image(width: h.width, height: h.height, planes: planes)
-            return DecodedImage(image: image, bitDepth: h.bitDepth, keywords: try keywords(file, path: path))
+            return DecodedImage(image: image, bitDepth: h.bitDepth, keywords: try keywords(file, path: path),
+                                cfa: h.channels == 1 ? h.cfa : nil)
           }
         }
     }
@@ -281,7 +285,29 @@ enum FITSCodec {
         if let order = try keyword(file, "ROWORDER", path: path) {
             h.topDown = order.uppercased() == "TOP-DOWN"
         }
+        if let name = try keyword(file, "BAYERPAT", path: path), let stored = BayerPattern(name: name) {
+            let xOffset = Int(try keyword(file, "XBAYROFF", path: path).flatMap { Double($0) } ?? 0)
+            let yOffset = Int(try keyword(file, "YBAYROFF", path: path).flatMap { Double($0) } ?? 0)
+            h.cfa = uprightPattern(stored, xOffset: xOffset, yOffset: yOffset, height: h.height, topDown: h.topDown)
+        }
         return h
+    }
+
+    /// The CFA pattern at the top-left of the upright image, for a file
+    /// whose `BAYERPAT` is `stored` with `XBAYROFF` / `YBAYROFF` offsets.
+    ///
+    /// Convention (as NINA, ASIAIR and Siril write it): `BAYERPAT` names
+    /// the colours of the first two stored pixels of the first two stored
+    /// rows, after moving `XBAYROFF` columns and `YBAYROFF` rows into the
+    /// mosaic: stored pixel (x, r) has the colour of pattern pixel
+    /// (x + XBAYROFF, r + YBAYROFF). A bottom-up file's first stored row is
+    /// our last row, so its top-left pattern depends on the height's parity.
+    static func uprightPattern(_ stored: BayerPattern, xOffset: Int, yOffset: Int, height: Int,
+                               topDown: Bool) -> BayerPattern {
+        // Our row 0 is stored row 0 (top-down) or height − 1; rows keep their
+        // parity step either way, since −1 ≡ 1 (mod 2).
+        let firstRow = topDown ? 0 : height - 1
+        return stored.shifted(dx: xOffset & 1, dy: (firstRow + yOffset) & 1)
     }
 
     /// Extensions looked through for an image after an empty primary HDU:

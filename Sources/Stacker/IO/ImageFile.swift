@@ -82,15 +82,21 @@ public struct DecodedImage: Sendable {
     /// FITS header keywords worth carrying to the output (EXPTIME, DATE-OBS,
     /// OBJECT, …; see `FITSKeyword`); empty for other formats.
     public var keywords: [FITSKeyword]
+    /// For a one-channel CFA mosaic whose file says so (FITS `BAYERPAT`),
+    /// its pattern at the upright image's top-left pixel; else nil. The
+    /// image itself stays the mosaic: the pipeline debayers it after
+    /// calibration.
+    public var cfa: BayerPattern?
 
     /// Creates a decoded image record.
     public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
-                keywords: [FITSKeyword] = []) {
+                keywords: [FITSKeyword] = [], cfa: BayerPattern? = nil) {
         self.image = image
         self.bitDepth = bitDepth
         self.orientation = orientation
         self.exif = exif
         self.keywords = keywords
+        self.cfa = cfa
     }
 }
 

@@ -35,6 +35,9 @@ struct DecodedFrame: Sendable {
     var exif: [UInt8]?
     /// FITS keywords to carry to the output.
     var keywords: [FITSKeyword]
+    /// The CFA pattern its file gives a one-channel mosaic (see
+    /// `DecodedImage.cfa`); nil once debayered, and for other frames.
+    var cfa: BayerPattern? = nil
 
     /// Decodes `source` in `form` when it can (see `Form`); an image in
     /// memory comes as it is (floats, 32-bit).
@@ -45,7 +48,7 @@ struct DecodedFrame: Sendable {
         case .frameInFile(let path, let index):
             let decoded = try ImageFile.readFrame(index, of: path, maxPixels: maxPixels)
             return DecodedFrame(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
-                                keywords: decoded.keywords)
+                                keywords: decoded.keywords, cfa: decoded.cfa)
         case .image(let image, _): return DecodedFrame(pixels: .floats(image), bitDepth: 32, exif: nil, keywords: [])
         }
     }
@@ -69,7 +72,17 @@ struct DecodedFrame: Sendable {
         }
         let decoded = try ImageFile.decode(bytes: file, path: path, maxPixels: maxPixels)
         return DecodedFrame(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
-                            keywords: decoded.keywords)
+                            keywords: decoded.keywords, cfa: decoded.cfa)
+    }
+
+    /// Debayers a one-channel mosaic into R, G, B with `method`, when
+    /// `choice` gives it a pattern (the file's, or `--cfa`'s); anything
+    /// else is left as it is. Runs after calibration, which works on the
+    /// mosaic.
+    mutating func debayer(_ choice: CFAChoice, method: DebayerMethod) {
+        defer { cfa = nil }
+        guard channels == 1, let pattern = choice.resolve(cfa) else { return }
+        image = Debayer.image(image.planes[0], pattern: pattern, method: method)
     }
 
     /// Width in pixels.

@@ -97,14 +97,21 @@ final class FramePreparer: Sendable {
         guard frame.width == r.width, frame.height == r.height else {
             throw StackerError.invalidInput(path: names[index], reason: "frame is \(frame.width)×\(frame.height), the reference \(referenceName) is \(r.width)×\(r.height)")
         }
-        guard frame.channels == r.channels else {
-            throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the reference \(referenceName) has \(r.channels)")
-        }
         if case .floats(let image) = frame.pixels, let peak = RegistrationScale.tinyPeak(image) {
             tinyFrames.withLock { $0.append((index, peak)) }
         }
-        if let calibration, calibrated == nil {
-            clock.time(.calibrate) { calibration.apply(to: &frame.image) }
+        if calibrated == nil {
+            // A CFA mosaic is calibrated as a mosaic, then debayered.
+            if let calibration {
+                if let masters = calibration.channels, frame.channels != masters {
+                    throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the calibration masters have \(masters)")
+                }
+                clock.time(.calibrate) { calibration.apply(to: &frame.image) }
+            }
+            clock.time(.calibrate) { frame.debayer(options.cfa, method: options.debayer) }
+        }
+        guard frame.channels == r.channels else {
+            throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the reference \(referenceName) has \(r.channels)")
         }
         return frame
     }

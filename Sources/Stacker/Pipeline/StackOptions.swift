@@ -106,6 +106,12 @@ public struct StackOptions: Sendable {
     public var calibration = CalibrationOptions()
     /// How frame backgrounds are matched to the reference's before combining (default `.none`).
     public var normalization: Normalization = .none
+    /// Which one-channel frames are CFA mosaics, and their pattern (default
+    /// `.auto`: the file's `BAYERPAT`). Mosaics are calibrated as they are,
+    /// then debayered into RGB before measuring and registration.
+    public var cfa: CFAChoice = .auto
+    /// How mosaics are debayered (default `.bilinear`).
+    public var debayer: DebayerMethod = .bilinear
 
     /// Options with the documented defaults.
     public init() {}

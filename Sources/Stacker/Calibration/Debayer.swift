@@ -1,0 +1,52 @@
+import Registration
+
+/// Demosaicing: a one-channel CFA mosaic (calibrated) to R, G, B planes.
+enum Debayer {
+    /// `mosaic` as R, G, B planes of the same size, by `method`.
+    ///
+    /// Bilinear: a pixel keeps its own colour; each missing colour is the
+    /// mean of the pixels of the 3 × 3 neighbourhood that carry it (at a red
+    /// or blue site green is the mean of the 4 orthogonal neighbours, the
+    /// other of red and blue the mean of the 4 diagonal ones; at a green
+    /// site red and blue are each the mean of the 2 neighbours on the row
+    /// or column carrying them). At the border only the neighbours inside
+    /// the image count. A mosaic of one row or column has no neighbour of
+    /// some colour; such a sample is 0.
+    static func image(_ mosaic: Plane, pattern: BayerPattern, method: DebayerMethod) -> Image {
+        switch method {
+        case .bilinear: return bilinear(mosaic, pattern: pattern)
+        }
+    }
+
+    private static func bilinear(_ mosaic: Plane, pattern: BayerPattern) -> Image {
+        let w = mosaic.width, h = mosaic.height
+        let colours = pattern.channels
+        var out = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
+        mosaic.pixels.withUnsafeBufferPointer { src in
+            for y in 0..<h {
+                let y0 = max(0, y - 1), y1 = min(h - 1, y + 1)
+                for x in 0..<w {
+                    let x0 = max(0, x - 1), x1 = min(w - 1, x + 1)
+                    let own = colours[(y & 1) << 1 | (x & 1)]
+                    var sum: (Float, Float, Float) = (0, 0, 0)
+                    var count: (Float, Float, Float) = (0, 0, 0)
+                    for v in y0...y1 {
+                        for u in x0...x1 where u != x || v != y {
+                            let s = src[v * w + u]
+                            switch colours[(v & 1) << 1 | (u & 1)] {
+                            case 0: sum.0 += s; count.0 += 1
+                            case 1: sum.1 += s; count.1 += 1
+                            default: sum.2 += s; count.2 += 1
+                            }
+                        }
+                    }
+                    let i = y * w + x
+                    out[0][i] = own == 0 ? src[i] : (count.0 > 0 ? sum.0 / count.0 : 0)
+                    out[1][i] = own == 1 ? src[i] : (count.1 > 0 ? sum.1 / count.1 : 0)
+                    out[2][i] = own == 2 ? src[i] : (count.2 > 0 ? sum.2 / count.2 : 0)
+                }
+            }
+        }
+        return Image(width: w, height: h, planes: out.map { Plane(width: w, height: h, pixels: $0) })
+    }
+}
