@@ -80,6 +80,8 @@ struct AstroCLITests {
         (["--normalize", "median"], "unknown --normalize 'median'"),
         (["--master-mode", "mean"], "unknown --master-mode 'mean'"),
         (["--align", "galaxies"], "unknown --align 'galaxies'"),
+        (["--cfa", "RGBG"], "unknown --cfa 'RGBG' (expected auto, RGGB, BGGR, GRBG, GBRG or none)"),
+        (["--debayer", "rcd"], "unknown --debayer 'rcd' (expected bilinear)"),
     ])
     func usageMistakes(extra: [String], message: String) throws {
         let run = try CLIHarness.run(extra + ["a.png", "b.png"])
