@@ -179,11 +179,14 @@ public enum ImageFile: Sendable {
 
     /// How many frames the file at `path` holds: 1 for an ordinary image,
     /// more for a file that holds a sequence (`FrameSource.frames(in:)`
-    /// expands it). Reads no more than the formats' headers need.
+    /// expands it): a FITS cube's NAXIS3 planes (see `FITSCodec`), a SER
+    /// video's FrameCount, checked against the file's size (see `SERCodec`).
+    /// Reads no more than the formats' headers need.
     /// - Throws: `StackerError.unreadable` naming `path`.
     public static func frameCount(_ path: some FilePathConvertible) throws -> Int {
         let file = path.filePath
         let magic = try FileBytes.read(file, limit: 16)
+        if SERCodec.hasMagic(magic) { return try SERCodec.header(of: file).frameCount }
         switch ImageFormat.fromMagic(magic) {
         case .fits:
             // A FITS cube: NAXIS3 planes (see FITSCodec).
@@ -198,12 +201,17 @@ public enum ImageFile: Sendable {
     }
 
     /// Decodes frame `index` (from 0) of the file at `path`; for a file of
-    /// one frame, index 0 is `read(_:maxPixels:)`.
+    /// one frame, index 0 is `read(_:maxPixels:)`. A SER frame is read alone
+    /// (one `pread`); a FITS cube's frame from the whole file in memory.
     /// - Throws: `StackerError.unreadable` naming `path`, also when the file
     ///   has no such frame.
     public static func readFrame(_ index: Int, of path: some FilePathConvertible,
                                  maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
         let file = path.filePath
+        // A SER video: only this frame's bytes are read.
+        if SERCodec.hasMagic(try FileBytes.read(file, limit: 16)) {
+            return try SERCodec.readFrame(index, of: file, maxPixels: maxPixels)
+        }
         let bytes = try FileBytes.read(file)
         if ImageFormat.fromMagic(bytes) == .fits {
             // A FITS cube's frame k is its plane k; the whole file is read
@@ -224,6 +232,7 @@ public enum ImageFile: Sendable {
     /// - Throws: `StackerError.unreadable` naming `path`.
     public static func decode(bytes: [UInt8], path: String = "", maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
         guard !bytes.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
+        if SERCodec.hasMagic(bytes) { return try SERCodec.decode(bytes, path: path, maxPixels: maxPixels) }  // frame 0
         switch ImageFormat.fromMagic(bytes) {
         case .jpeg:
             let exif = EXIF.read(jpeg: bytes)
@@ -254,6 +263,10 @@ public enum ImageFile: Sendable {
         let prefixSize = 1 << 20
         let prefix = try FileBytes.read(file, limit: prefixSize)
         guard !prefix.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
+        if SERCodec.hasMagic(prefix) {
+            let h = try SERCodec.header(of: file)
+            return (h.width, h.height, h.channels)
+        }
         switch ImageFormat.fromMagic(prefix) {
         case .jpeg:
             var bytes = prefix
