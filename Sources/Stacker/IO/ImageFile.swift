@@ -54,9 +54,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     static let nameList = "a JPEG, PNG, TIFF or FITS file"
 
     /// Why a file `fromMagic` does not know is refused: what it is when we
-    /// can tell (gzip: cfitsio's in-memory reader does not decompress, so a
+    /// can tell (camera RAW, see `CameraRaw`; gzip: cfitsio's in-memory reader does not decompress, so a
     /// `.fits.gz` must be unpacked first), else the formats we read.
     static func unknownReason(_ bytes: [UInt8], path: String) -> String {
+        if let raw = CameraRaw.kind(bytes) { return CameraRaw.reason(raw) }
         if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B {
             let lower = path.lowercased()
             let fits = [".fits.gz", ".fit.gz", ".fts.gz"].contains { lower.hasSuffix($0) }
@@ -243,6 +244,7 @@ public enum ImageFile: Sendable {
             let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
             return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
         case .tiff:
+            if let raw = CameraRaw.kind(bytes) { throw StackerError.unreadable(path: path, reason: CameraRaw.reason(raw)) }
             let decoded = try TIFFCodec.decode(bytes, path: path, maxPixels: maxPixels)
             return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
         case .fits:
@@ -284,6 +286,7 @@ public enum ImageFile: Sendable {
             let h = try PNGCodec.header(prefix, path: path)
             return (h.width, h.height, h.channels)
         case .tiff:
+            if let raw = CameraRaw.kind(prefix) { throw StackerError.unreadable(path: path, reason: CameraRaw.reason(raw)) }
             // The first directory may sit anywhere, often after the pixels.
             let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try TIFFCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
