@@ -103,6 +103,24 @@ struct FITSCaptureTests {
         #expect(worst < 1e-5, "largest difference from the planes' mean: \(worst)")
     }
 
+    @Test("a calibration cube gives all its planes to the master, not its first alone")
+    func calibrationCube() throws {
+        let folder = try TestFiles.temporaryFolder()
+        defer { TestFiles.remove(folder) }
+        let w = 8, h = 6
+        let levels: [UInt16] = [6554, 13107, 39321]  // 0.1, 0.2, 0.6 of 65535
+        let data = levels.flatMap { v in Self.data16([UInt16](repeating: v, count: w * h), width: w, bottomUp: true) }
+        // A 4-plane cube is a stack of darks (NAXIS3 = 3 would be RGB).
+        let cube = folder + "/darks4.fits"
+        try Data(HandMadeFITS.file(cards: HandMadeFITS.cards(bitpix: 16, axes: [w, h, 4]) + [Self.bzero],
+                                   data: data + Self.data16([UInt16](repeating: 13107, count: w * h), width: w, bottomUp: true)))
+            .write(to: URL(fileURLWithPath: cube))
+        let master = try MasterFrame.build(paths: [cube], role: "dark", kernel: .median, width: w, height: h, channels: 1,
+                                           maxPixels: 1 << 20, memoryLimit: 1 << 24, temporaryDirectory: folder, threads: 2)
+        // Median of 0.1, 0.2, 0.6, 0.2: 0.2 (plane 0 alone would be 0.1).
+        #expect(master.planes[0].pixels.allSatisfy { abs($0 - 0.2) < 1e-4 }, "\(master.planes[0].pixels.prefix(3))")
+    }
+
     @Test("an empty primary HDU: the first image extension is read, past a binary table; none is a clear error")
     func extensions() throws {
         let w = 5, h = 3

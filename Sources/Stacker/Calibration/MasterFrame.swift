@@ -2,8 +2,8 @@ import Registration
 
 /// Builds a master calibration frame from one or more files.
 public enum MasterFrame {
-    /// The master of `paths` (a folder stands for the image files in it):
-    /// the single file itself, or the per-pixel
+    /// The master of `paths` (a folder stands for the image files in it, a
+    /// FITS cube or SER video for its frames): the single frame itself, or the per-pixel
     /// `kernel` combination of all of them (median, sigma-clip, …), with
     /// no registration (calibration frames are taken on a fixed sensor).
     ///
@@ -16,19 +16,29 @@ public enum MasterFrame {
                              width: Int, height: Int, channels: Int, maxPixels: Int,
                              memoryLimit: Int, temporaryDirectory: some FilePathConvertible,
                              threads: Int) throws -> Image {
-        let paths = try CalibrationFiles.expand(paths.map(\.filePath), role: role)
+        // A file of several frames (a FITS cube, a SER video of darks) gives
+        // all of them, as FrameSource.frames(in:) does for lights; a file
+        // whose frames cannot be counted stays one frame, whose read names
+        // the fault.
+        let paths = try CalibrationFiles.expand(paths.map(\.filePath), role: role).flatMap { path -> [(FilePath, Int?)] in
+            let count = (try? ImageFile.frameCount(path)) ?? 1
+            return count > 1 ? (0..<count).map { (path, $0) } : [(path, nil)]
+        }
         guard !paths.isEmpty else {
             throw StackerError.invalidInput(path: "", reason: "no \(role) frames given")
         }
-        let read: @Sendable (FilePath) throws -> Image = { path in
-            let image = try ImageFile.read(path, maxPixels: maxPixels).image
+        let read: @Sendable ((FilePath, Int?)) throws -> Image = { frame in
+            let (path, index) = frame
+            let name = index.map { "\(path)#\($0)" } ?? path.description
+            let image = try index.map { try ImageFile.readFrame($0, of: path, maxPixels: maxPixels).image }
+                ?? ImageFile.read(path, maxPixels: maxPixels).image
             guard image.width == width, image.height == height else {
                 throw StackerError.invalidInput(
-                    path: path.description, reason: "\(role) frame is \(image.width)×\(image.height), the lights are \(width)×\(height)")
+                    path: name, reason: "\(role) frame is \(image.width)×\(image.height), the lights are \(width)×\(height)")
             }
             guard image.channels == channels else {
                 throw StackerError.invalidInput(
-                    path: path.description, reason: "\(role) frame has \(image.channels) channel(s), the lights have \(channels)")
+                    path: name, reason: "\(role) frame has \(image.channels) channel(s), the lights have \(channels)")
             }
             return image
         }
@@ -41,7 +51,7 @@ public enum MasterFrame {
                 try store.store(frame: i, planes: try read(paths[i]).planes, coverage: full)
                 return nil
             } catch {
-                return (error as? StackerError) ?? .unreadable(path: paths[i].description, reason: "\(error)")
+                return (error as? StackerError) ?? .unreadable(path: paths[i].0.description, reason: "\(error)")
             }
         }
         if let first = failures.compactMap({ $0 }).first { throw first }
