@@ -50,8 +50,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         bitDepths.min { abs($0 - depth) < abs($1 - depth) } ?? 8
     }
 
-    /// The formats `fromMagic` knows, for messages.
-    static let nameList = "a JPEG, PNG, TIFF or FITS file"
+    /// What reading accepts, for messages: the formats `fromMagic` knows
+    /// plus the HEIF family (read, not written, so no `ImageFormat`: see
+    /// `HEIFCodec`).
+    static let nameList = "a JPEG, PNG, TIFF, FITS or HEIF/AVIF file"
 }
 
 /// A decoded file: pixels plus what we carry through to the output.
@@ -62,7 +64,8 @@ public struct DecodedImage: Sendable {
     /// more than 16 bits: 32-bit float (TIFF, FITS BITPIX -32 / -64) or
     /// FITS 32-bit integer; outputs write it as 32-bit float.
     public var bitDepth: Int
-    /// The EXIF orientation tag found in the file (1…8; 1 when absent).
+    /// The EXIF orientation applied on reading (1…8; 1 when absent, and
+    /// always 1 for HEIF, whose `irot`/`imir` boxes libheif applies instead).
     public var orientation: Int
     /// The raw EXIF payload (the TIFF block after `Exif\0\0`) with its
     /// orientation reset to 1, or nil when the file has none.
@@ -70,15 +73,19 @@ public struct DecodedImage: Sendable {
     /// FITS header keywords worth carrying to the output (EXPTIME, DATE-OBS,
     /// OBJECT, …; see `FITSKeyword`); empty for other formats.
     public var keywords: [FITSKeyword]
+    /// The embedded ICC profile, byte for byte, or nil. Read from HEIF files
+    /// only so far (their `colr` box); no output writes it yet.
+    public var iccProfile: [UInt8]?
 
     /// Creates a decoded image record.
     public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
-                keywords: [FITSKeyword] = []) {
+                keywords: [FITSKeyword] = [], iccProfile: [UInt8]? = nil) {
         self.image = image
         self.bitDepth = bitDepth
         self.orientation = orientation
         self.exif = exif
         self.keywords = keywords
+        self.iccProfile = iccProfile
     }
 }
 
@@ -147,8 +154,8 @@ public enum ImageFile: Sendable {
     /// 65 535 × 65 535 JPEG header.
     public static let defaultMaxPixels = 500_000_000
 
-    /// Reads and decodes the image at `path` (JPEG, PNG, TIFF or FITS,
-    /// detected from the file's first bytes).
+    /// Reads and decodes the image at `path` (JPEG, PNG, TIFF, FITS, or a
+    /// HEIF file's primary image, detected from the file's first bytes).
     /// - Parameter maxPixels: refuse images with more than this many pixels
     ///   (width × height), checked before the pixels are allocated.
     /// - Throws: `StackerError.unreadable` naming `path`.
@@ -160,27 +167,38 @@ public enum ImageFile: Sendable {
     }
 
     /// How many frames the file at `path` holds: 1 for an ordinary image,
-    /// more for a file that holds a sequence (`FrameSource.frames(in:)`
-    /// expands it). Reads no more than the formats' headers need.
+    /// the number of top-level images for a HEIF file (a burst saved in one
+    /// file; see `HEIFCodec`). `FrameSource.frames(in:)` expands a file of
+    /// several. Reads the first 64 bytes of a non-HEIF file, the boxes (no
+    /// pixels) of a HEIF one.
     /// - Throws: `StackerError.unreadable` naming `path`.
     public static func frameCount(_ path: some FilePathConvertible) throws -> Int {
-        _ = path
-        return 1
+        let file = path.filePath
+        let prefix = try FileBytes.read(file, limit: 64)
+        guard HEIFCodec.hasMagic(prefix) else { return 1 }
+        return try HEIFCodec.frameCount(try FileBytes.read(file), path: file.description)
     }
 
-    /// Decodes frame `index` (from 0) of the file at `path`; for a file of
-    /// one frame, index 0 is `read(_:maxPixels:)`.
+    /// Decodes frame `index` (from 0) of the file at `path`: top-level image
+    /// `index` of a HEIF file in file order; for a file of one frame, index
+    /// 0 is `read(_:maxPixels:)`.
     /// - Throws: `StackerError.unreadable` naming `path`, also when the file
     ///   has no such frame.
     public static func readFrame(_ index: Int, of path: some FilePathConvertible,
                                  maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
-        guard index == 0 else {
-            throw StackerError.unreadable(path: path.filePath.description, reason: "the file holds one frame, not a frame \(index)")
+        let file = path.filePath
+        let bytes = try FileBytes.read(file)
+        if HEIFCodec.hasMagic(bytes) {
+            return try HEIFCodec.decode(bytes, frame: index, path: file.description, maxPixels: maxPixels)
         }
-        return try read(path, maxPixels: maxPixels)
+        guard index == 0 else {
+            throw StackerError.unreadable(path: file.description, reason: "the file holds one frame, not a frame \(index)")
+        }
+        return try decode(bytes: bytes, path: file.description, maxPixels: maxPixels)
     }
 
-    /// Decodes a JPEG, PNG, TIFF or FITS file held in memory.
+    /// Decodes a JPEG, PNG, TIFF, FITS or HEIF-family file held in memory
+    /// (a HEIF file's primary image).
     /// - Parameters:
     ///   - bytes: the whole file.
     ///   - path: the name used in errors.
@@ -203,6 +221,9 @@ public enum ImageFile: Sendable {
         case .fits:
             return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
         case nil:
+            if HEIFCodec.hasMagic(bytes) {
+                return try HEIFCodec.decode(bytes, frame: nil, path: path, maxPixels: maxPixels)
+            }
             throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
         }
     }
@@ -242,6 +263,11 @@ public enum ImageFile: Sendable {
             let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
         case nil:
+            if HEIFCodec.hasMagic(prefix) {
+                // The boxes libheif parses may sit after the coded data.
+                let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try HEIFCodec.header($0, path: path) }
+                return (h.width, h.height, h.channels)
+            }
             throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
         }
     }
