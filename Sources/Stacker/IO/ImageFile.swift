@@ -147,6 +147,9 @@ public struct EncodeOptions: Sendable {
 ///   as stored, `orientation` is 1 and `exif` is nil.
 /// - Images over `maxPixels` (width × height) are refused from the header,
 ///   before any pixel buffer is allocated.
+/// - JPEG XL, gzip and camera raw files (also TIFF-structured ones such as
+///   DNG and NEF, which would otherwise give their small preview) are
+///   refused by name (`UnsupportedFormat`).
 public enum ImageFile: Sendable {
     /// The default pixel limit for reading: 500 megapixels (6 GB as 3-plane
     /// `Float`). Larger than any camera frame (pixel-shift modes reach about
@@ -206,6 +209,7 @@ public enum ImageFile: Sendable {
     /// - Throws: `StackerError.unreadable` naming `path`.
     public static func decode(bytes: [UInt8], path: String = "", maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
         guard !bytes.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
+        if let reason = UnsupportedFormat.reason(for: bytes) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(bytes) {
         case .jpeg:
             let exif = EXIF.read(jpeg: bytes)
@@ -239,6 +243,7 @@ public enum ImageFile: Sendable {
         let prefixSize = 1 << 20
         let prefix = try FileBytes.read(file, limit: prefixSize)
         guard !prefix.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
+        if let reason = UnsupportedFormat.reason(for: prefix) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(prefix) {
         case .jpeg:
             var bytes = prefix
