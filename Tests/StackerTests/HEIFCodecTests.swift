@@ -168,4 +168,44 @@ struct HEIFCodecTests {
         #expect(HEIFCodec.exif([0, 0, 0, 99] + tiff) == nil)
         #expect(HEIFCodec.exif([0, 0]) == nil)
     }
+
+    /// pillow-heif's test files (Tests/Fixtures/real/README-heif.md).
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/real").path
+
+    @Test("pillow-heif's rotated (irot 270°, EXIF too) and 10-bit files decode within 2 levels of heif-convert's output, the same way up")
+    func realFilesMatchHeifConvert() throws {
+        for name in ["pillow-heif-rotated-270.heic", "pillow-heif-rgb-10bit.heif"] {
+            let path = Self.fixtures + "/" + name
+            let decoded = try ImageFile.read(path)
+            let stem = name.split(separator: ".").dropLast().joined(separator: ".")
+            let reference = try ImageFile.read(Self.fixtures + "/" + stem + ".heif-convert.png").image
+            #expect(decoded.image.width == reference.width && decoded.image.height == reference.height, "\(name)")
+            let error = IOFixtures.error(decoded.image, reference)
+            print("\(name): \(decoded.image.width)×\(decoded.image.height), \(decoded.bitDepth)-bit; against heif-convert mean \(error.mean * 255), max \(error.max * 255) levels")
+            #expect(error.max * 255 <= 2, "\(name): max \(error.max * 255) levels")
+            // The carried EXIF says "as stored": the pixels are already upright.
+            if let exif = decoded.exif, let entry = TIFFReader(exif)?.orientation(), let found = entry {
+                #expect(found.value == 1)
+            }
+        }
+        #expect(try ImageFile.read(Self.fixtures + "/pillow-heif-rgb-10bit.heif").bitDepth == 16)
+    }
+
+    @Test("a Nokia burst in one file stacks as its 4 frames; a file of images of different sizes gives its primary image")
+    func realBurstAndCollection() throws {
+        let burst = Self.fixtures + "/pillow-heif-nokia-burst.heic"
+        let sources = FrameSource.frames(in: [burst])
+        #expect(sources.count == 4)
+        let result = try Self.median(sources)
+        #expect(result.image.width == 1280 && result.image.height == 720)
+        #expect(result.frames.map(\.path) == (0..<4).map { "\(burst)#\($0)" })
+        #expect(result.frames.allSatisfy { $0.used })
+        // zPug_3: top-level images of 64×64, 64×64 (primary, the second) and 96×64.
+        let collection = Self.fixtures + "/pillow-heif-collection.heic"
+        #expect(try ImageFile.frameCount(collection) == 1)
+        let primary = try ImageFile.read(collection).image
+        #expect(primary.width == 64 && primary.height == 64)
+        #expect(try ImageFile.readFrame(2, of: collection).image.width == 96)
+    }
 }

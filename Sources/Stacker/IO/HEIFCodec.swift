@@ -41,7 +41,8 @@ private final class HEIFContext {
         return Array(ids.prefix(max(0, min(got, count))))
     }
 
-    /// A handle on the primary image, or on top-level image `index` (from 0).
+    /// A handle on the primary image (see below), or on top-level image
+    /// `index` (from 0).
     /// - Throws: `StackerError.unreadable` naming `path`, also when there is
     ///   no such image.
     func handle(frame index: Int?, path: String) throws -> HEIFImageHandle {
@@ -53,7 +54,16 @@ private final class HEIFContext {
             }
             try HEIFCodec.check(heif_context_get_image_handle(raw, ids[index], &handle), path: path)
         } else {
-            try HEIFCodec.check(heif_context_get_primary_image_handle(raw, &handle), path: path)
+            // The primary image, when it is one of the pictures the file
+            // shows; a file whose `pitm` names anything else (a hidden or
+            // missing item) shows its first top-level image, as heif-convert does.
+            var primary: heif_item_id = 0
+            let ids = topLevelImageIDs
+            let named = heif_context_get_primary_image_ID(raw, &primary).code == heif_error_Ok && ids.contains(primary)
+            guard let id = named ? primary : ids.first else {
+                throw StackerError.unreadable(path: path, reason: "the HEIF file shows no image")
+            }
+            try HEIFCodec.check(heif_context_get_image_handle(raw, id, &handle), path: path)
         }
         guard let handle else { throw StackerError.unreadable(path: path, reason: "the HEIF file has no such image") }
         return HEIFImageHandle(handle)
@@ -66,9 +76,21 @@ private final class HEIFImageHandle {
     init(_ raw: OpaquePointer) { self.raw = raw }
     deinit { heif_image_handle_release(raw) }
 
-    /// Width and height after the file's transformations (`irot`, `imir`, `clap`).
+    /// Width and height as libheif announces them, meant to be after the
+    /// file's transformations (`irot`, `imir`, `clap`); libheif 1.15 gives
+    /// the stored size for some rotated files (Sony HIF grids), so only the
+    /// decoded image's own size is final.
     var size: (width: Int, height: Int) {
         (Int(heif_image_handle_get_width(raw)), Int(heif_image_handle_get_height(raw)))
+    }
+
+    /// The larger of the announced and the stored (`ispe`) pixel counts: a
+    /// bound on the decoded image's pixels (`clap` only crops, `irot` only
+    /// turns), nil when either product overflows.
+    var pixelBound: Int? {
+        let (a, o1) = Int(heif_image_handle_get_width(raw)).multipliedReportingOverflow(by: Int(heif_image_handle_get_height(raw)))
+        let (b, o2) = Int(heif_image_handle_get_ispe_width(raw)).multipliedReportingOverflow(by: Int(heif_image_handle_get_ispe_height(raw)))
+        return o1 || o2 ? nil : max(a, b)
     }
 
     /// Bits per luma sample as coded (8, 10, 12; -1 when unknown).
@@ -111,9 +133,11 @@ private final class HEIFDecodedImage {
 ///
 /// Contract:
 /// - A file's frames are its top-level images in file order (a burst saved
-///   in one file, as phones write it); thumbnails, grid tiles, alpha and
-///   depth images are not frames. `decode(_:frame: nil…)` gives the primary
-///   image.
+///   in one file, as phones write it) when they all have the primary
+///   image's size; a file whose top-level images differ in size is a
+///   collection, not a burst, and gives its primary image only. Thumbnails,
+///   grid tiles, alpha and depth images are never frames.
+///   `decode(_:frame: nil…)` gives the primary image.
 /// - The image comes with its transformations applied by libheif (`clap`
 ///   crop, `irot` rotation, `imir` mirror), so it is upright. The EXIF
 ///   orientation tag of a HEIF file repeats what `irot`/`imir` say (HEIF
@@ -123,9 +147,10 @@ private final class HEIFDecodedImage {
 ///   give `bitDepth` 16 (values / (2^bits − 1)). Always 3 planes (R, G, B)
 ///   as libheif converts YCbCr with the file's matrix; alpha is dropped.
 /// - Memory: width × height is checked against `maxPixels` from the box
-///   headers before anything is decoded, and libheif's per-side limit is
-///   lowered to `maxPixels` when that is smaller; the decoded size must equal
-///   the announced one.
+///   headers before anything is decoded (the larger of the announced and
+///   the stored size), and libheif's per-side limit is lowered to
+///   `maxPixels` when that is smaller; the decoded image may not hold more
+///   pixels than was checked.
 enum HEIFCodec {
     /// libheif 1.15's own per-side limit (`MAX_IMAGE_WIDTH`/`HEIGHT` in its
     /// security_limits.h); we only ever lower it.
@@ -160,16 +185,23 @@ enum HEIFCodec {
         return false
     }
 
-    /// How many top-level images the file holds (see the contract above).
+    /// How many frames the file holds: its top-level images when they all
+    /// share the primary image's size, else 1 (see the contract above).
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func frameCount(_ bytes: [UInt8], path: String) throws -> Int {
         try bytes.withUnsafeBufferPointer { b in
             let context = try HEIFContext(b, maxSide: libheifMaxSide, path: path)
-            return max(1, context.topLevelImageIDs.count)
+            let count = context.topLevelImageIDs.count
+            guard count > 1 else { return 1 }
+            let primary = try context.handle(frame: nil, path: path).size
+            for index in 0..<count where try context.handle(frame: index, path: path).size != primary { return 1 }
+            return count
         }
     }
 
-    /// The primary image's size after its transformations, and 3 channels.
+    /// The primary image's size as libheif announces it (see
+    /// `HEIFImageHandle.size`: for some rotated files the stored size), and
+    /// 3 channels.
     /// - Throws: `StackerError.unreadable` naming `path`.
     static func header(_ bytes: [UInt8], path: String) throws -> (width: Int, height: Int, channels: Int) {
         try bytes.withUnsafeBufferPointer { b in
@@ -191,12 +223,11 @@ enum HEIFCodec {
             guard width > 0, height > 0 else {
                 throw StackerError.unreadable(path: path, reason: "the HEIF image has no size")
             }
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            guard !overflow, pixels <= maxPixels else {
+            guard let bound = handle.pixelBound, bound <= maxPixels else {
                 throw StackerError.unreadable(path: path, reason: JPEGCodec.tooLargeReason(width: width, height: height, maxPixels: maxPixels))
             }
             let deep = handle.lumaBits > 8
-            let image = try decodePixels(handle, deep: deep, width: width, height: height, path: path)
+            let image = try decodePixels(handle, deep: deep, maxPixels: bound, path: path)
             return DecodedImage(image: image, bitDepth: deep ? 16 : 8, orientation: 1,
                                 exif: exif(handle.metadata(type: "Exif", limit: metadataLimit)),
                                 iccProfile: handle.iccProfile(limit: metadataLimit))
@@ -206,7 +237,7 @@ enum HEIFCodec {
     /// The pixels of `handle` as R, G, B float planes (transformations
     /// applied): 8-bit interleaved RGB, or 16-bit little-endian RRGGBB for
     /// deeper images, scaled by the decoded bit depth's full scale.
-    private static func decodePixels(_ handle: HEIFImageHandle, deep: Bool, width: Int, height: Int,
+    private static func decodePixels(_ handle: HEIFImageHandle, deep: Bool, maxPixels: Int,
                                      path: String) throws -> Image {
         var decoded: OpaquePointer?
         let chroma = deep ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB
@@ -214,9 +245,10 @@ enum HEIFCodec {
         guard let decoded else { throw StackerError.unreadable(path: path, reason: "the HEIF decoder returned no image") }
         let image = HEIFDecodedImage(decoded)
         let channel = heif_channel_interleaved
-        guard Int(heif_image_get_width(image.raw, channel)) == width,
-              Int(heif_image_get_height(image.raw, channel)) == height else {
-            throw StackerError.unreadable(path: path, reason: "the decoded HEIF image is not the size its header gives")
+        let width = Int(heif_image_get_width(image.raw, channel)), height = Int(heif_image_get_height(image.raw, channel))
+        guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= maxPixels,
+              width <= maxPixels, height <= maxPixels else {
+            throw StackerError.unreadable(path: path, reason: "the decoded HEIF image is larger than its header says")
         }
         var stride: Int32 = 0
         guard let base = heif_image_get_plane_readonly(image.raw, channel, &stride), Int(stride) >= width * (deep ? 6 : 3) else {
