@@ -64,8 +64,9 @@ public struct DecodedImage: Sendable {
     /// more than 16 bits: 32-bit float (TIFF, FITS BITPIX -32 / -64) or
     /// FITS 32-bit integer; outputs write it as 32-bit float.
     public var bitDepth: Int
-    /// The EXIF orientation applied on reading (1…8; 1 when absent, and
-    /// always 1 for HEIF, whose `irot`/`imir` boxes libheif applies instead).
+    /// The orientation applied on reading (1…8; 1 when absent): a JPEG's
+    /// or PNG's EXIF, a TIFF's tag 274; always 1 for HEIF, whose
+    /// `irot`/`imir` boxes libheif applies instead.
     public var orientation: Int
     /// The raw EXIF payload (the TIFF block after `Exif\0\0`) with its
     /// orientation reset to 1, or nil when the file has none.
@@ -131,8 +132,9 @@ public struct EncodeOptions: Sendable {
 /// Integer samples become `Float` in 0…1 (file value / 255 or / 65535),
 /// float samples (TIFF, FITS) are kept as stored; planar, 1 plane for gray
 /// files and 3 (R, G, B) otherwise; alpha is dropped, palettes and 1/2/4-bit
-/// gray PNG are expanded. A JPEG's EXIF orientation is applied so the image
-/// is upright; FITS rows are flipped (FITS stores the bottom row first).
+/// gray PNG are expanded. The orientation is applied so the image is
+/// upright: a JPEG's EXIF, a PNG's eXIf chunk, a TIFF's Orientation tag
+/// (274), a HEIF's `irot`/`imir`; FITS rows are flipped (FITS stores the bottom row first).
 /// See `TIFFCodec` and `FITSCodec` for what those formats accept.
 ///
 /// Decisions:
@@ -218,10 +220,14 @@ public enum ImageFile: Sendable {
             return DecodedImage(image: upright, bitDepth: 8, orientation: exif.orientation, exif: exif.tiff)
         case .png:
             let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
-            return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+            let orientation = EXIF.orientation(png: bytes)
+            return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
+                                orientation: orientation)
         case .tiff:
             let decoded = try TIFFCodec.decode(bytes, path: path, maxPixels: maxPixels)
-            return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+            let orientation = EXIF.orientation(tiffFile: bytes)
+            return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
+                                orientation: orientation)
         case .fits:
             return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
         case nil:
@@ -232,8 +238,9 @@ public enum ImageFile: Sendable {
         }
     }
 
-    /// Reads only the header of the image at `path`: its upright size (a
-    /// JPEG's EXIF orientation 5…8 swaps width and height) and channel count
+    /// Reads only the header of the image at `path`: its upright size (an
+    /// orientation 5…8 — a JPEG's or PNG's EXIF, a TIFF's tag 274 — swaps
+    /// width and height) and channel count
     /// as `read` would return them (1 gray, 3 colour). Reads at most the
     /// first megabyte unless the header lies beyond it.
     /// - Throws: `StackerError.unreadable` naming `path`.
@@ -259,11 +266,15 @@ public enum ImageFile: Sendable {
             return (swap ? header.height : header.width, swap ? header.width : header.height, header.channels)
         case .png:
             let h = try PNGCodec.header(prefix, path: path)
-            return (h.width, h.height, h.channels)
+            // eXIf may follow the image data: its orientation needs the whole file.
+            let swap = EXIF.orientation(png: prefix.count == prefixSize ? try FileBytes.read(file) : prefix) >= 5
+            return (swap ? h.height : h.width, swap ? h.width : h.height, h.channels)
         case .tiff:
             // The first directory may sit anywhere, often after the pixels.
-            let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try TIFFCodec.header($0, path: path) }
-            return (h.width, h.height, h.channels)
+            let (h, swap) = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) {
+                (try TIFFCodec.header($0, path: path), EXIF.orientation(tiffFile: $0) >= 5)
+            }
+            return (swap ? h.height : h.width, swap ? h.width : h.height, h.channels)
         case .fits:
             let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
