@@ -2,7 +2,8 @@
 # Debian 12 / Ubuntu machine with only the Swift toolchain installed: they
 # install the C libraries first (as root; otherwise they print the command).
 
-APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev libtiff-dev libcfitsio-dev time
+APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev libtiff-dev libheif-dev libcfitsio-dev \
+                libheif-examples time
 SWIFT        ?= swift
 DEMO_OUT     ?= out/street-stacked.jpg
 export OPENBLAS_NUM_THREADS ?= 1
@@ -21,7 +22,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test library-client release-check bench real-files clean
+.PHONY: all deps build release demo test library-client release-check bench real-files real-files-heif clean
 
 all: build
 
@@ -124,6 +125,13 @@ real-files: deps
 	@if ! [ -x /usr/bin/time ] && [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; fi
 	$(SWIFT) build --product stack
 	python3 Tests/real-files/sweep.py $(SOURCE)
+
+## real-files-heif: libheif's and pillow-heif's HEIF/HEIC/AVIF test files
+## (fetched into .build/real-files) through the debug build, compared with
+## heif-convert (Tests/real-files/heif.py). Needs the network once.
+real-files-heif: deps
+	$(SWIFT) build --product stack
+	python3 Tests/real-files/heif.py
 
 clean:
 	rm -rf .build out

@@ -81,7 +81,7 @@ struct StackCommand {
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF or FITS), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
+        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
         OPTIONS:
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:

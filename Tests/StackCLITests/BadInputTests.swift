@@ -59,7 +59,7 @@ struct BadInputTests {
         try f.expectFailure([f.dir + "/folder.jpg"], mentions: f.dir + "/folder.jpg", in: "folder")
         try f.expectFailure([try f.write("empty.jpg", [])], mentions: f.dir + "/empty.jpg", in: "empty")
         try f.expectFailure([try f.write("text.jpg", Array("hello, world\n".utf8))], mentions: f.dir + "/text.jpg",
-                            in: "not a JPEG, PNG, TIFF or FITS")
+                            in: "not a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER")
         try f.expectFailure(["/dev/zero"], mentions: "/dev/zero", in: "not a regular file")
     }
 
@@ -152,12 +152,12 @@ struct BadInputTests {
         let r = try CLIHarness.run(["--skip-bad", "--output", f.output, "--report", f.dir + "/run.json",
                                     f.good[0], text, f.good[1], f.dir + "/missing.jpg"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("stack: warning: \(text): skipped: not a JPEG, PNG, TIFF or FITS file"), "\(r.stderr)")
+        #expect(r.stderr.contains("stack: warning: \(text): skipped: not a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER file"), "\(r.stderr)")
         #expect(r.stderr.contains("stack: warning: \(f.dir)/missing.jpg: skipped:"), "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: f.dir + "/run.json"))) as! [String: Any]
         let frames = report["frames"] as! [[String: Any]]
         #expect(frames.map { $0["used"] as! Bool } == [true, false, true, false])
-        #expect((frames[1]["reason"] as? String)?.contains("not a JPEG, PNG, TIFF or FITS") == true)
+        #expect((frames[1]["reason"] as? String)?.contains("not a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.output)) != f.outputBytes, "the output should be replaced")
         // Fewer than two usable frames is still an error.
         let tooFew = try CLIHarness.run(["--skip-bad", "--output", f.output, f.good[0], text])

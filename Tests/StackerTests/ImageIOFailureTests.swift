@@ -23,7 +23,7 @@ struct ImageIOFailureTests {
         #expect(unreadableReason { _ = try ImageFile.decode(bytes: []) } == "the file is empty")
         var rng = TestRandom(seed: 7)
         let random = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        #expect(unreadableReason { _ = try ImageFile.decode(bytes: random) } == "not a JPEG, PNG, TIFF or FITS file")
+        #expect(unreadableReason { _ = try ImageFile.decode(bytes: random) } == "not a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER file")
 
         let jpeg = try ImageFile.encode(IOFixtures.smooth(width: 64, height: 64, channels: 3, seed: 1), format: .jpeg)
         #expect(unreadableReason { _ = try ImageFile.decode(bytes: Array(jpeg.prefix(jpeg.count / 2))) } == "truncated JPEG data")
@@ -45,8 +45,8 @@ struct ImageIOFailureTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var rng = TestRandom(seed: 8)
         try AtomicFile.write((0..<1000).map { _ in UInt8.random(in: 0...255, using: &rng) }, to: folder + "/noise.jpg")
-        #expect(unreadableReason { _ = try ImageFile.read(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF or FITS file")
-        #expect(unreadableReason { _ = try ImageFile.readHeader(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF or FITS file")
+        #expect(unreadableReason { _ = try ImageFile.read(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER file")
+        #expect(unreadableReason { _ = try ImageFile.readHeader(folder + "/noise.jpg") } == "not a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER file")
         #expect(unreadableReason { _ = try ImageFile.read(folder + "/missing.jpg") }?.hasPrefix("cannot open the file") == true)
         #expect(unreadableReason { _ = try ImageFile.read(folder) } == "is a folder, not an image file")
     }

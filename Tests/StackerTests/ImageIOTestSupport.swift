@@ -5,6 +5,11 @@ import TestSupport
 
 /// Images and byte blocks the I/O tests build in code, from fixed seeds.
 enum IOFixtures {
+    /// Mean and largest absolute difference between two images of one size.
+    static func error(_ a: Image, _ b: Image) -> (mean: Float, max: Float) {
+        (Float(ImageMetrics.meanAbsoluteError(a, b)), Float(ImageMetrics.maxAbsoluteError(a, b)))
+    }
+
     /// A smooth image: per channel a gradient plus two low-frequency sines
     /// with seeded phases, values kept inside 0.1…0.9.
     static func smooth(width: Int, height: Int, channels: Int, seed: UInt64) -> Image {

@@ -1,6 +1,7 @@
 /// EXIF in JPEG files: finding the APP1 `Exif\0\0` segment, reading the
 /// Orientation tag (0x0112) from IFD0 of its TIFF block, and inserting a
-/// TIFF block into a JPEG. Every read is bounds-checked; malformed data
+/// TIFF block into a JPEG; also the orientation of TIFF files and of a
+/// PNG's eXIf chunk. Every read is bounds-checked; malformed data
 /// yields "no EXIF", never a crash or an over-read.
 enum EXIF {
     /// The Orientation tag number.
@@ -21,6 +22,36 @@ enum EXIF {
         let value = (1...8).contains(entry.value) ? entry.value : 1
         entry.patch(&tiff, to: 1)
         return (value, tiff)
+    }
+
+    /// The Orientation of a TIFF file (tag 274 in its first directory, the
+    /// same tag EXIF uses), 1…8; 1 when absent, invalid or unreadable.
+    static func orientation(tiffFile bytes: [UInt8]) -> Int {
+        guard let found = TIFFReader(bytes)?.orientation(), let entry = found,
+              (1...8).contains(entry.value) else { return 1 }
+        return entry.value
+    }
+
+    /// The Orientation in a PNG's eXIf chunk (a TIFF block), 1…8; 1 when
+    /// there is none or it is malformed. Walks the chunk headers of the
+    /// bytes already in memory, bounds-checked (nothing is allocated for a
+    /// chunk's claimed length), up to IEND.
+    static func orientation(png b: [UInt8]) -> Int {
+        var i = 8
+        while i + 8 <= b.count {
+            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            let type = b[(i + 4)..<(i + 8)]
+            let start = i + 8
+            guard length >= 0, length <= b.count - start else { return 1 }
+            if type.elementsEqual(Array("eXIf".utf8)) {
+                guard let found = TIFFReader(Array(b[start..<(start + length)]))?.orientation(), let entry = found,
+                      (1...8).contains(entry.value) else { return 1 }
+                return entry.value
+            }
+            if type.elementsEqual(Array("IEND".utf8)) { return 1 }
+            i = start + length + 4  // data and CRC
+        }
+        return 1
     }
 
     /// The TIFF block of the first APP1 `Exif\0\0` segment before the image

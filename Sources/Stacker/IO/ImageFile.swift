@@ -50,21 +50,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         bitDepths.min { abs($0 - depth) < abs($1 - depth) } ?? 8
     }
 
-    /// The formats `fromMagic` knows, for messages.
-    static let nameList = "a JPEG, PNG, TIFF or FITS file"
-
-    /// Why a file `fromMagic` does not know is refused: what it is when we
-    /// can tell (camera RAW, see `CameraRaw`; gzip: cfitsio's in-memory reader does not decompress, so a
-    /// `.fits.gz` must be unpacked first), else the formats we read.
-    static func unknownReason(_ bytes: [UInt8], path: String) -> String {
-        if let raw = CameraRaw.kind(bytes) { return CameraRaw.reason(raw) }
-        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B {
-            let lower = path.lowercased()
-            let fits = [".fits.gz", ".fit.gz", ".fts.gz"].contains { lower.hasSuffix($0) }
-            return fits ? "gzip-compressed FITS: gunzip it first" : "a gzip-compressed file, not an image: gunzip it first"
-        }
-        return "not \(nameList)"
-    }
+    /// What reading accepts, for messages: the formats `fromMagic` knows
+    /// plus the HEIF family (read, not written, so no `ImageFormat`: see
+    /// `HEIFCodec`) and SER videos (`SERCodec`).
+    static let nameList = "a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER file"
 }
 
 /// A decoded file: pixels plus what we carry through to the output.
@@ -75,7 +64,9 @@ public struct DecodedImage: Sendable {
     /// more than 16 bits: 32-bit float (TIFF, FITS BITPIX -32 / -64) or
     /// FITS 32-bit integer; outputs write it as 32-bit float.
     public var bitDepth: Int
-    /// The EXIF orientation tag found in the file (1…8; 1 when absent).
+    /// The orientation applied on reading (1…8; 1 when absent): a JPEG's
+    /// or PNG's EXIF, a TIFF's tag 274; always 1 for HEIF, whose
+    /// `irot`/`imir` boxes libheif applies instead.
     public var orientation: Int
     /// The raw EXIF payload (the TIFF block after `Exif\0\0`) with its
     /// orientation reset to 1, or nil when the file has none.
@@ -88,16 +79,20 @@ public struct DecodedImage: Sendable {
     /// image itself stays the mosaic: the pipeline debayers it after
     /// calibration.
     public var cfa: BayerPattern?
+    /// The embedded ICC profile, byte for byte, or nil. Read from HEIF files
+    /// only so far (their `colr` box); no output writes it yet.
+    public var iccProfile: [UInt8]?
 
     /// Creates a decoded image record.
     public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
-                keywords: [FITSKeyword] = [], cfa: BayerPattern? = nil) {
+                keywords: [FITSKeyword] = [], cfa: BayerPattern? = nil, iccProfile: [UInt8]? = nil) {
         self.image = image
         self.bitDepth = bitDepth
         self.orientation = orientation
         self.exif = exif
         self.keywords = keywords
         self.cfa = cfa
+        self.iccProfile = iccProfile
     }
 }
 
@@ -143,8 +138,9 @@ public struct EncodeOptions: Sendable {
 /// Integer samples become `Float` in 0…1 (file value / 255 or / 65535),
 /// float samples (TIFF, FITS) are kept as stored; planar, 1 plane for gray
 /// files and 3 (R, G, B) otherwise; alpha is dropped, palettes and 1/2/4-bit
-/// gray PNG are expanded. A JPEG's EXIF orientation is applied so the image
-/// is upright; FITS rows are flipped (FITS stores the bottom row first).
+/// gray PNG are expanded. The orientation is applied so the image is
+/// upright: a JPEG's EXIF, a PNG's eXIf chunk, a TIFF's Orientation tag
+/// (274), a HEIF's `irot`/`imir`; FITS rows are flipped (FITS stores the bottom row first).
 /// See `TIFFCodec` and `FITSCodec` for what those formats accept.
 ///
 /// Decisions:
@@ -159,6 +155,9 @@ public struct EncodeOptions: Sendable {
 ///   as stored, `orientation` is 1 and `exif` is nil.
 /// - Images over `maxPixels` (width × height) are refused from the header,
 ///   before any pixel buffer is allocated.
+/// - JPEG XL, gzip and camera raw files (also TIFF-structured ones such as
+///   DNG and NEF, which would otherwise give their small preview) are
+///   refused by name (`UnsupportedFormat`).
 public enum ImageFile: Sendable {
     /// The default pixel limit for reading: 500 megapixels (6 GB as 3-plane
     /// `Float`). Larger than any camera frame (pixel-shift modes reach about
@@ -166,8 +165,8 @@ public enum ImageFile: Sendable {
     /// 65 535 × 65 535 JPEG header.
     public static let defaultMaxPixels = 500_000_000
 
-    /// Reads and decodes the image at `path` (JPEG, PNG, TIFF or FITS,
-    /// detected from the file's first bytes).
+    /// Reads and decodes the image at `path` (JPEG, PNG, TIFF, FITS, or a
+    /// HEIF file's primary image, detected from the file's first bytes).
     /// - Parameter maxPixels: refuse images with more than this many pixels
     ///   (width × height), checked before the pixels are allocated.
     /// - Throws: `StackerError.unreadable` naming `path`.
@@ -181,13 +180,16 @@ public enum ImageFile: Sendable {
     /// How many frames the file at `path` holds: 1 for an ordinary image,
     /// more for a file that holds a sequence (`FrameSource.frames(in:)`
     /// expands it): a FITS cube's NAXIS3 planes (see `FITSCodec`), a SER
-    /// video's FrameCount, checked against the file's size (see `SERCodec`).
-    /// Reads no more than the formats' headers need.
+    /// video's FrameCount, checked against the file's size (see `SERCodec`),
+    /// a HEIF file's top-level images (a burst saved in one file; see
+    /// `HEIFCodec`). Reads no more than the formats' headers need (a HEIF
+    /// file's boxes, no pixels).
     /// - Throws: `StackerError.unreadable` naming `path`.
     public static func frameCount(_ path: some FilePathConvertible) throws -> Int {
         let file = path.filePath
-        let magic = try FileBytes.read(file, limit: 16)
+        let magic = try FileBytes.read(file, limit: 64)
         if SERCodec.hasMagic(magic) { return try SERCodec.header(of: file).frameCount }
+        if HEIFCodec.hasMagic(magic) { return try HEIFCodec.frameCount(try FileBytes.read(file), path: file.description) }
         switch ImageFormat.fromMagic(magic) {
         case .fits:
             // A FITS cube: NAXIS3 planes (see FITSCodec).
@@ -203,7 +205,8 @@ public enum ImageFile: Sendable {
 
     /// Decodes frame `index` (from 0) of the file at `path`; for a file of
     /// one frame, index 0 is `read(_:maxPixels:)`. A SER frame is read alone
-    /// (one `pread`); a FITS cube's frame from the whole file in memory.
+    /// (one `pread`); a FITS cube's frame from the whole file in memory; a
+    /// HEIF file's top-level image `index` in file order.
     /// - Throws: `StackerError.unreadable` naming `path`, also when the file
     ///   has no such frame.
     public static func readFrame(_ index: Int, of path: some FilePathConvertible,
@@ -219,13 +222,17 @@ public enum ImageFile: Sendable {
             // (cfitsio works on it in memory), one frame's pixels decoded.
             return try FITSCodec.decode(bytes, path: file.description, maxPixels: maxPixels, frame: index)
         }
+        if HEIFCodec.hasMagic(bytes) {
+            return try HEIFCodec.decode(bytes, frame: index, path: file.description, maxPixels: maxPixels)
+        }
         guard index == 0 else {
             throw StackerError.unreadable(path: file.description, reason: "the file holds one frame, not a frame \(index)")
         }
         return try decode(bytes: bytes, path: file.description, maxPixels: maxPixels)
     }
 
-    /// Decodes a JPEG, PNG, TIFF or FITS file held in memory.
+    /// Decodes a JPEG, PNG, TIFF, FITS or HEIF-family file held in memory
+    /// (a HEIF file's primary image).
     /// - Parameters:
     ///   - bytes: the whole file.
     ///   - path: the name used in errors.
@@ -234,6 +241,7 @@ public enum ImageFile: Sendable {
     public static func decode(bytes: [UInt8], path: String = "", maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
         guard !bytes.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
         if SERCodec.hasMagic(bytes) { return try SERCodec.decode(bytes, path: path, maxPixels: maxPixels) }  // frame 0
+        if let reason = UnsupportedFormat.reason(for: bytes, path: path) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(bytes) {
         case .jpeg:
             let exif = EXIF.read(jpeg: bytes)
@@ -242,20 +250,27 @@ public enum ImageFile: Sendable {
             return DecodedImage(image: upright, bitDepth: 8, orientation: exif.orientation, exif: exif.tiff)
         case .png:
             let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
-            return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+            let orientation = EXIF.orientation(png: bytes)
+            return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
+                                orientation: orientation)
         case .tiff:
-            if let raw = CameraRaw.kind(bytes) { throw StackerError.unreadable(path: path, reason: CameraRaw.reason(raw)) }
             let decoded = try TIFFCodec.decode(bytes, path: path, maxPixels: maxPixels)
-            return DecodedImage(image: decoded.image, bitDepth: decoded.bitDepth)
+            let orientation = EXIF.orientation(tiffFile: bytes)
+            return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
+                                orientation: orientation)
         case .fits:
             return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
         case nil:
-            throw StackerError.unreadable(path: path, reason: ImageFormat.unknownReason(bytes, path: path))
+            if HEIFCodec.hasMagic(bytes) {
+                return try HEIFCodec.decode(bytes, frame: nil, path: path, maxPixels: maxPixels)
+            }
+            throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
         }
     }
 
-    /// Reads only the header of the image at `path`: its upright size (a
-    /// JPEG's EXIF orientation 5…8 swaps width and height) and channel count
+    /// Reads only the header of the image at `path`: its upright size (an
+    /// orientation 5…8 — a JPEG's or PNG's EXIF, a TIFF's tag 274 — swaps
+    /// width and height) and channel count
     /// as `read` would return them (1 gray, 3 colour). Reads at most the
     /// first megabyte unless the header lies beyond it.
     /// - Throws: `StackerError.unreadable` naming `path`.
@@ -269,6 +284,7 @@ public enum ImageFile: Sendable {
             let h = try SERCodec.header(of: file)
             return (h.width, h.height, h.channels)
         }
+        if let reason = UnsupportedFormat.reason(for: prefix, path: path) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(prefix) {
         case .jpeg:
             var bytes = prefix
@@ -284,17 +300,25 @@ public enum ImageFile: Sendable {
             return (swap ? header.height : header.width, swap ? header.width : header.height, header.channels)
         case .png:
             let h = try PNGCodec.header(prefix, path: path)
-            return (h.width, h.height, h.channels)
+            // eXIf may follow the image data: its orientation needs the whole file.
+            let swap = EXIF.orientation(png: prefix.count == prefixSize ? try FileBytes.read(file) : prefix) >= 5
+            return (swap ? h.height : h.width, swap ? h.width : h.height, h.channels)
         case .tiff:
-            if let raw = CameraRaw.kind(prefix) { throw StackerError.unreadable(path: path, reason: CameraRaw.reason(raw)) }
             // The first directory may sit anywhere, often after the pixels.
-            let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try TIFFCodec.header($0, path: path) }
-            return (h.width, h.height, h.channels)
+            let (h, swap) = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) {
+                (try TIFFCodec.header($0, path: path), EXIF.orientation(tiffFile: $0) >= 5)
+            }
+            return (swap ? h.height : h.width, swap ? h.width : h.height, h.channels)
         case .fits:
             let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
         case nil:
-            throw StackerError.unreadable(path: path, reason: ImageFormat.unknownReason(prefix, path: path))
+            if HEIFCodec.hasMagic(prefix) {
+                // The boxes libheif parses may sit after the coded data.
+                let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try HEIFCodec.header($0, path: path) }
+                return (h.width, h.height, h.channels)
+            }
+            throw StackerError.unreadable(path: path, reason: "not \(ImageFormat.nameList)")
         }
     }
 

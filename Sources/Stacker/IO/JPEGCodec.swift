@@ -60,7 +60,8 @@ enum JPEGCodec {
         let rc = bytes.withUnsafeBufferPointer { b in
             tjDecompressHeader3(handle.raw, b.baseAddress, UInt(b.count), &width, &height, &subsampling, &colorspace)
         }
-        if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage)) {
+        if rc != 0 && !(handle.lastFailureWasWarning && isHarmless(handle.errorMessage))
+            && !isUnnamedSubsampling(handle.errorMessage, width: width, height: height, colorspace: colorspace) {
             throw StackerError.unreadable(path: path, reason: reason(for: handle.errorMessage))
         }
         if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
@@ -280,6 +281,17 @@ enum JPEGCodec {
         return "the image is \(width)×\(height) pixels, more than the limit of \(text) megapixels"
     }
 
+    /// True when the header failed only because TurboJPEG has no name for
+    /// the file's chroma sampling (4:1:0, asymmetric factors such as 2×1 /
+    /// 1×2): `tjDecompressHeader3` fills in the size and colour space before
+    /// it gives up, and `tjDecompress2` (libjpeg's own upsampling) decodes
+    /// such files to RGB. The subsampling is then reported as -1, which
+    /// sends the file down the RGB path (`decodeYCbCr` gives nil).
+    private static func isUnnamedSubsampling(_ message: String, width: Int32, height: Int32, colorspace: Int32) -> Bool {
+        message.contains("Could not determine subsampling type") && width > 0 && height > 0
+            && [TJCS_GRAY, TJCS_RGB, TJCS_YCbCr, TJCS_CMYK, TJCS_YCCK].contains { Int32($0.rawValue) == colorspace }
+    }
+
     /// TurboJPEG warnings that do not damage the pixels: some cameras leave
     /// stray bytes before a marker in otherwise intact files.
     static func isHarmless(_ message: String) -> Bool {
@@ -293,6 +305,8 @@ enum JPEGCodec {
             return "truncated JPEG data"
         }
         if m.contains("not a jpeg file") { return "not a JPEG file" }
+        // This libjpeg-turbo is built for 8-bit samples only.
+        if m.contains("unsupported jpeg data precision 12") { return "12-bit JPEG is not supported" }
         return "corrupt JPEG data (\(message))"
     }
 }

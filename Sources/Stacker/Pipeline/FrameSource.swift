@@ -1,7 +1,8 @@
 /// Where one frame of a run comes from: a file, or an image already in
 /// memory (a test scene's frame, a frame a client decoded itself).
 public enum FrameSource: Sendable {
-    /// An image file (JPEG, PNG, TIFF or FITS), read when the run needs it.
+    /// An image file (JPEG, PNG, TIFF, FITS, or a HEIF file's primary image),
+    /// read when the run needs it.
     case file(FilePath)
     /// Frame `index` (from 0) of a file that holds several: a burst in one
     /// file, a cube, a video. Named `path#index` in messages and reports.

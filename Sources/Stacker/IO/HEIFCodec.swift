@@ -1,0 +1,324 @@
+internal import CHEIF
+import Registration
+
+/// One libheif context over a file held in memory, freed in `deinit`.
+/// The context reads the caller's bytes without copying them, so it must not
+/// outlive the buffer it was opened on: `HEIFCodec` opens and drops it inside
+/// one `withUnsafeBufferPointer`.
+private final class HEIFContext {
+    /// The C context; valid for the life of this object.
+    let raw: OpaquePointer
+
+    /// Parses the boxes of `bytes` (no pixels are decoded). Images wider or
+    /// taller than `maxSide` are refused by libheif itself.
+    /// The corresponding C functions are `heif_context_alloc` and
+    /// `heif_context_read_from_memory_without_copy`.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maxSide: Int, path: String) throws {
+        HEIFCodec.initialise()
+        guard let ctx = heif_context_alloc() else {
+            throw StackerError.unreadable(path: path, reason: "cannot start the HEIF decoder")
+        }
+        raw = ctx
+        // Never raise libheif's own limit (32 768 per side in 1.15), only lower it.
+        heif_context_set_maximum_image_size_limit(ctx, Int32(min(maxSide, HEIFCodec.libheifMaxSide)))
+        // Grid tiles on the calling thread: frames are already decoded in
+        // parallel, one per worker (`--threads`).
+        heif_context_set_max_decoding_threads(ctx, 0)
+        let error = heif_context_read_from_memory_without_copy(ctx, bytes.baseAddress, bytes.count, nil)
+        try HEIFCodec.check(error, path: path)
+    }
+
+    deinit { heif_context_free(raw) }
+
+    /// The IDs of the file's top-level images (the pictures it shows, not
+    /// thumbnails, grid tiles, alpha or depth images), in file order.
+    var topLevelImageIDs: [heif_item_id] {
+        let count = Int(heif_context_get_number_of_top_level_images(raw))
+        guard count > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let got = Int(heif_context_get_list_of_top_level_image_IDs(raw, &ids, Int32(count)))
+        return Array(ids.prefix(max(0, min(got, count))))
+    }
+
+    /// A handle on the primary image (see below), or on top-level image
+    /// `index` (from 0).
+    /// - Throws: `StackerError.unreadable` naming `path`, also when there is
+    ///   no such image.
+    func handle(frame index: Int?, path: String) throws -> HEIFImageHandle {
+        var handle: OpaquePointer?
+        if let index {
+            let ids = topLevelImageIDs
+            guard ids.indices.contains(index) else {
+                throw StackerError.unreadable(path: path, reason: "the file holds \(ids.count) image(s), not an image \(index)")
+            }
+            try HEIFCodec.check(heif_context_get_image_handle(raw, ids[index], &handle), path: path)
+        } else {
+            // The primary image, when it is one of the pictures the file
+            // shows; a file whose `pitm` names anything else (a hidden or
+            // missing item) shows its first top-level image, as heif-convert does.
+            var primary: heif_item_id = 0
+            let ids = topLevelImageIDs
+            let named = heif_context_get_primary_image_ID(raw, &primary).code == heif_error_Ok && ids.contains(primary)
+            guard let id = named ? primary : ids.first else {
+                throw StackerError.unreadable(path: path, reason: "the HEIF file shows no image")
+            }
+            try HEIFCodec.check(heif_context_get_image_handle(raw, id, &handle), path: path)
+        }
+        guard let handle else { throw StackerError.unreadable(path: path, reason: "the HEIF file has no such image") }
+        return HEIFImageHandle(handle)
+    }
+}
+
+/// One image handle (an image of the file, not yet decoded), released in `deinit`.
+private final class HEIFImageHandle {
+    let raw: OpaquePointer
+    init(_ raw: OpaquePointer) { self.raw = raw }
+    deinit { heif_image_handle_release(raw) }
+
+    /// Width and height as libheif announces them, meant to be after the
+    /// file's transformations (`irot`, `imir`, `clap`); libheif 1.15 gives
+    /// the stored size for some rotated files (Sony HIF grids), so only the
+    /// decoded image's own size is final.
+    var size: (width: Int, height: Int) {
+        (Int(heif_image_handle_get_width(raw)), Int(heif_image_handle_get_height(raw)))
+    }
+
+    /// The larger of the announced and the stored (`ispe`) pixel counts: a
+    /// bound on the decoded image's pixels (`clap` only crops, `irot` only
+    /// turns), nil when either product overflows.
+    var pixelBound: Int? {
+        let (a, o1) = Int(heif_image_handle_get_width(raw)).multipliedReportingOverflow(by: Int(heif_image_handle_get_height(raw)))
+        let (b, o2) = Int(heif_image_handle_get_ispe_width(raw)).multipliedReportingOverflow(by: Int(heif_image_handle_get_ispe_height(raw)))
+        return o1 || o2 ? nil : max(a, b)
+    }
+
+    /// Bits per luma sample as coded (8, 10, 12; -1 when unknown).
+    var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(raw)) }
+
+    /// The payload of the first metadata block of `type` ("Exif", "mime"),
+    /// or nil when there is none or it is larger than `limit` bytes.
+    func metadata(type: String, limit: Int) -> [UInt8]? {
+        var id: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(raw, type, &id, 1) == 1 else { return nil }
+        let size = heif_image_handle_get_metadata_size(raw, id)
+        guard size > 0, size <= limit else { return nil }
+        var data = [UInt8](repeating: 0, count: size)
+        let error = heif_image_handle_get_metadata(raw, id, &data)
+        return error.code == heif_error_Ok ? data : nil
+    }
+
+    /// The ICC profile (`colr` box of type `prof` or `rICC`), or nil when
+    /// the image has none (or an nclx description, or one over `limit` bytes).
+    func iccProfile(limit: Int) -> [UInt8]? {
+        let type = heif_image_handle_get_color_profile_type(raw)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif_image_handle_get_raw_color_profile_size(raw)
+        guard size > 0, size <= limit else { return nil }
+        var data = [UInt8](repeating: 0, count: size)
+        let error = heif_image_handle_get_raw_color_profile(raw, &data)
+        return error.code == heif_error_Ok ? data : nil
+    }
+}
+
+/// A decoded image, released in `deinit`.
+private final class HEIFDecodedImage {
+    let raw: OpaquePointer
+    init(_ raw: OpaquePointer) { self.raw = raw }
+    deinit { heif_image_release(raw) }
+}
+
+/// HEIF-family reading through libheif: HEIC (HEVC), HEIF, Sony/Canon HIF
+/// and AVIF (AV1). The only file that imports `CHEIF`; no C type leaves it.
+///
+/// Contract:
+/// - A file's frames are its top-level images in file order (a burst saved
+///   in one file, as phones write it) when they all have the primary
+///   image's size; a file whose top-level images differ in size is a
+///   collection, not a burst, and gives its primary image only. Thumbnails,
+///   grid tiles, alpha and depth images are never frames.
+///   `decode(_:frame: nil…)` gives the primary image.
+/// - The image comes with its transformations applied by libheif (`clap`
+///   crop, `irot` rotation, `imir` mirror), so it is upright. The EXIF
+///   orientation tag of a HEIF file repeats what `irot`/`imir` say (HEIF
+///   makes those boxes authoritative; iPhones write both), so it is not
+///   applied a second time: it is reset to 1 in the carried EXIF.
+/// - 8-bit images give `bitDepth` 8 (values / 255); 10- and 12-bit images
+///   give `bitDepth` 16 (values / (2^bits − 1)). Always 3 planes (R, G, B)
+///   as libheif converts YCbCr with the file's matrix; alpha is dropped.
+/// - Memory: width × height is checked against `maxPixels` from the box
+///   headers before anything is decoded (the larger of the announced and
+///   the stored size), and libheif's per-side limit is lowered to
+///   `maxPixels` when that is smaller; the decoded image may not hold more
+///   pixels than was checked.
+enum HEIFCodec {
+    /// libheif 1.15's own per-side limit (`MAX_IMAGE_WIDTH`/`HEIGHT` in its
+    /// security_limits.h); we only ever lower it.
+    static let libheifMaxSide = 32768
+    /// EXIF and ICC blocks larger than this are ignored (no phone writes
+    /// more than a few hundred KB).
+    static let metadataLimit = 4 << 20
+
+    /// Brands of the `ftyp` box that mark a HEIF-family file.
+    static let brands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs",
+                                      "mif1", "mif2", "msf1", "avif", "avis", "avio"]
+
+    /// Registers libheif's built-in decoders once per process
+    /// (`heif_init`, which is thread-safe).
+    static func initialise() { _ = initialised }
+    private static let initialised: Void = { _ = heif_init(nil) }()
+
+    /// True when `bytes` starts with an ISO BMFF `ftyp` box whose major or a
+    /// compatible brand is a HEIF one (`heic`, `heix`, `mif1`, `msf1`,
+    /// `avif`, …; see `brands`). MP4 and QuickTime video do not match.
+    static func hasMagic(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 12, bytes[4] == 0x66, bytes[5] == 0x74, bytes[6] == 0x79, bytes[7] == 0x70 else { return false }
+        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        let end = min(bytes.count, boxSize >= 16 ? boxSize : 12)
+        func brand(at i: Int) -> String { String(decoding: bytes[i..<(i + 4)], as: UTF8.self) }
+        if brands.contains(brand(at: 8)) { return true }
+        var i = 16
+        while i + 4 <= end {
+            if brands.contains(brand(at: i)) { return true }
+            i += 4
+        }
+        return false
+    }
+
+    /// How many frames the file holds: its top-level images when they all
+    /// share the primary image's size, else 1 (see the contract above).
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func frameCount(_ bytes: [UInt8], path: String) throws -> Int {
+        try bytes.withUnsafeBufferPointer { b in
+            let context = try HEIFContext(b, maxSide: libheifMaxSide, path: path)
+            let count = context.topLevelImageIDs.count
+            guard count > 1 else { return 1 }
+            let primary = try context.handle(frame: nil, path: path).size
+            for index in 0..<count where try context.handle(frame: index, path: path).size != primary { return 1 }
+            return count
+        }
+    }
+
+    /// The primary image's size as libheif announces it (see
+    /// `HEIFImageHandle.size`: for some rotated files the stored size), and
+    /// 3 channels.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func header(_ bytes: [UInt8], path: String) throws -> (width: Int, height: Int, channels: Int) {
+        try bytes.withUnsafeBufferPointer { b in
+            let context = try HEIFContext(b, maxSide: libheifMaxSide, path: path)
+            let size = try context.handle(frame: nil, path: path).size
+            return (size.width, size.height, 3)
+        }
+    }
+
+    /// Decodes the primary image (`frame` nil) or top-level image `frame`
+    /// (from 0), upright, with its EXIF (orientation reset to 1) and ICC
+    /// profile. See the type's contract.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func decode(_ bytes: [UInt8], frame: Int?, path: String, maxPixels: Int) throws -> DecodedImage {
+        try bytes.withUnsafeBufferPointer { b in
+            let context = try HEIFContext(b, maxSide: maxPixels, path: path)
+            let handle = try context.handle(frame: frame, path: path)
+            let (width, height) = handle.size
+            guard width > 0, height > 0 else {
+                throw StackerError.unreadable(path: path, reason: "the HEIF image has no size")
+            }
+            guard let bound = handle.pixelBound, bound <= maxPixels else {
+                throw StackerError.unreadable(path: path, reason: JPEGCodec.tooLargeReason(width: width, height: height, maxPixels: maxPixels))
+            }
+            let deep = handle.lumaBits > 8
+            let image = try decodePixels(handle, deep: deep, maxPixels: bound, path: path)
+            return DecodedImage(image: image, bitDepth: deep ? 16 : 8, orientation: 1,
+                                exif: exif(handle.metadata(type: "Exif", limit: metadataLimit)),
+                                iccProfile: handle.iccProfile(limit: metadataLimit))
+        }
+    }
+
+    /// The pixels of `handle` as R, G, B float planes (transformations
+    /// applied): 8-bit interleaved RGB, or 16-bit little-endian RRGGBB for
+    /// deeper images, scaled by the decoded bit depth's full scale.
+    private static func decodePixels(_ handle: HEIFImageHandle, deep: Bool, maxPixels: Int,
+                                     path: String) throws -> Image {
+        var decoded: OpaquePointer?
+        let chroma = deep ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB
+        try check(heif_decode_image(handle.raw, &decoded, heif_colorspace_RGB, chroma, nil), path: path)
+        guard let decoded else { throw StackerError.unreadable(path: path, reason: "the HEIF decoder returned no image") }
+        let image = HEIFDecodedImage(decoded)
+        let channel = heif_channel_interleaved
+        let width = Int(heif_image_get_width(image.raw, channel)), height = Int(heif_image_get_height(image.raw, channel))
+        guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= maxPixels,
+              width <= maxPixels, height <= maxPixels else {
+            throw StackerError.unreadable(path: path, reason: "the decoded HEIF image is larger than its header says")
+        }
+        var stride: Int32 = 0
+        guard let base = heif_image_get_plane_readonly(image.raw, channel, &stride), Int(stride) >= width * (deep ? 6 : 3) else {
+            throw StackerError.unreadable(path: path, reason: "the HEIF decoder returned no pixels")
+        }
+        let bits = Int(heif_image_get_bits_per_pixel_range(image.raw, channel))
+        let scale: Float = deep ? 1 / Float((1 << min(max(bits, 9), 16)) - 1) : 1 / 255
+        let n = width * height
+        var red = [Float](repeating: 0, count: n), green = red, blue = red
+        red.withUnsafeMutableBufferPointer { r in
+            green.withUnsafeMutableBufferPointer { g in
+                blue.withUnsafeMutableBufferPointer { bl in
+                    for y in 0..<height {
+                        let row = base + y * Int(stride)
+                        let o = y * width
+                        if deep {
+                            let p = UnsafeRawPointer(row)
+                            for x in 0..<width {
+                                let s = 6 * x
+                                r[o + x] = Float(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: s, as: UInt16.self))) * scale
+                                g[o + x] = Float(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: s + 2, as: UInt16.self))) * scale
+                                bl[o + x] = Float(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: s + 4, as: UInt16.self))) * scale
+                            }
+                        } else {
+                            for x in 0..<width {
+                                r[o + x] = Float(row[3 * x]) * scale
+                                g[o + x] = Float(row[3 * x + 1]) * scale
+                                bl[o + x] = Float(row[3 * x + 2]) * scale
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return Image(width: width, height: height,
+                     planes: [red, green, blue].map { Plane(width: width, height: height, pixels: $0) })
+    }
+
+    /// The TIFF block of a HEIF `Exif` item (a 4-byte big-endian offset to
+    /// the TIFF header, usually `Exif\0\0` in between) with its orientation
+    /// reset to 1, or nil when there is none or it is malformed.
+    static func exif(_ item: [UInt8]?) -> [UInt8]? {
+        guard let item, item.count >= 4 else { return nil }
+        let offset = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
+        guard offset >= 0, offset <= item.count - 4 - 8 else { return nil }
+        var tiff = Array(item[(4 + offset)...])
+        // Some writers point at `Exif\0\0` rather than past it.
+        if TIFFReader(tiff) == nil, tiff.starts(with: EXIF.header) { tiff.removeFirst(EXIF.header.count) }
+        guard let found = TIFFReader(tiff)?.orientation() else { return nil }
+        found?.patch(&tiff, to: 1)
+        return tiff
+    }
+
+    /// Throws the libheif error as a one-line sentence; returns on success.
+    static func check(_ error: heif_error, path: String) throws {
+        guard error.code != heif_error_Ok else { return }
+        // libheif's messages may end in (or hold) a newline: one line only.
+        var text = (error.message.map { String(cString: $0) } ?? "")
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ")
+        while text.hasSuffix(" ") { text.removeLast() }
+        if text.isEmpty { text = "HEIF decoding failed" }
+        let reason: String
+        switch error.code {
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature:
+            reason = "unsupported HEIF file (\(text))"
+        case heif_error_Memory_allocation_error:
+            reason = "HEIF image too large or damaged (\(text))"
+        default:
+            reason = "corrupt HEIF data (\(text))"
+        }
+        throw StackerError.unreadable(path: path, reason: reason)
+    }
+}
