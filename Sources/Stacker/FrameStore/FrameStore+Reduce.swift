@@ -68,6 +68,7 @@ extension FrameStore {
                     let y0 = strip * Self.stripRows
                     let y1 = min(y0 + Self.stripRows, job.store.height)
                     job.reduceRows(y0..<y1, scratch)
+                    job.store.dropResident(rows: y0..<y1)
                 }
             }
         }

@@ -106,9 +106,27 @@ public final class FrameStore: @unchecked Sendable {
         if total <= memoryLimit {
             buffer = try FrameStoreBuffer(heapBytes: total)
         } else {
-            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath)
+            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath,
+                                          residentBudget: Self.residentBudget(memoryLimit: memoryLimit))
         }
         stored = Mutex([Bool](repeating: false, count: frameCount))
+    }
+
+    /// How many bytes may be written into a mapped store before its pages
+    /// are dropped from the process: half its memory limit, at least
+    /// `FrameStoreBuffer.residentBudgetFloor`.
+    static func residentBudget(memoryLimit: Int) -> Int {
+        max(memoryLimit / 2, FrameStoreBuffer.residentBudgetFloor)
+    }
+
+    /// Bytes of one row of every frame (a row block of the layout).
+    var rowBlockBytes: Int { frameCount * channels * width * depth.bytes }
+
+    /// Drops the row blocks of `rows` from the process's resident pages
+    /// when the store is a mapped file (they read back from the file);
+    /// nothing in memory. The reduce calls it for the rows it has done.
+    func dropResident(rows: Range<Int>) {
+        buffer.dropResident(from: rows.lowerBound * rowBlockBytes, count: rows.count * rowBlockBytes)
     }
 
     /// Empties the store: every frame slot counts as never stored again,
@@ -167,7 +185,7 @@ public final class FrameStore: @unchecked Sendable {
                 writeRows(0..<height, frame: index, samples: sources, coverage: m.baseAddress!)
             }
         }
-        stored.withLock { $0[index] = true }
+        finishFrame(index)
     }
 
     /// Stores frame `index` warped onto the reference grid by `frame`, a few
@@ -185,7 +203,15 @@ public final class FrameStore: @unchecked Sendable {
                        channels: channels)
         store(frame: index, warping: frame, rows: 0..<height, at: 0, gains: gains,
               band: WarpBand(width: width, channels: channels, maxRows: height))
+        finishFrame(index)
+    }
+
+    /// Marks slot `index` stored. A mapped one-frame store (a frame
+    /// `DeferredWarpStore` could not keep) is then complete, so its pages
+    /// leave the process until the reduce reads them.
+    private func finishFrame(_ index: Int) {
         stored.withLock { $0[index] = true }
+        if frameCount == 1 { buffer.dropResident(from: 0, count: byteCount) }
     }
 
     /// Throws `StackerError.invalidInput` unless `index` is one of
@@ -239,6 +265,7 @@ public final class FrameStore: @unchecked Sendable {
                 .copyMemory(from: source.buffer.base + y * rowBytes, byteCount: rowBytes)
             spans[to * frameCount + index] = source.spans[y]
         }
+        source.dropResident(rows: rows)
     }
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
@@ -253,6 +280,7 @@ public final class FrameStore: @unchecked Sendable {
         case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt8.self)
         case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt16.self)
         }
+        buffer.noteWritten(rows.count * channels * width * depth.bytes)
     }
 
     private func writeRows<T: StoredSample>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
