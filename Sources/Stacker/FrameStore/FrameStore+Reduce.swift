@@ -118,7 +118,7 @@ final class StripScratch {
     /// Sigma-clip's deviations from the median, per frame.
     let deviations: UnsafeMutablePointer<SIMD8<Float>>
     /// Sigma-clip's integer deviations past the network, per frame.
-    let integerDeviations: UnsafeMutablePointer<SIMD16<UInt32>>
+    let integerDeviations: UnsafeMutablePointer<SIMD16<UInt16>>
     /// One pixel's samples (frames × channels) and weights.
     let values: UnsafeMutablePointer<Float>
     let weights: UnsafeMutablePointer<Float>

@@ -91,27 +91,6 @@ enum LaneSelection {
         let upper = next.replacing(with: lower, where: notAbove .> highRank)
         return (lower.replacing(with: 0, where: empty), upper.replacing(with: 0, where: empty))
     }
-
-    /// `select` for 32-bit keys counted from 0: per lane, the value of rank
-    /// `rank[l]` among `v[0..<n][l]`, all of which are ≤ `high[l]` or
-    /// `UInt32.max` (keys left out, ranked last; `rank` stays below the
-    /// count of the others).
-    @inline(__always)
-    static func select(_ v: UnsafePointer<SIMD16<UInt32>>, rows n: Int, rank: SIMD16<UInt32>,
-                       high: SIMD16<UInt32>) -> SIMD16<UInt32> {
-        let widest = high.max()
-        var bit: UInt32 = widest == 0 ? 0 : 1 << (31 - UInt32(widest.leadingZeroBitCount))
-        let one = SIMD16<UInt32>(repeating: 1), zero = SIMD16<UInt32>(repeating: 0)
-        var value = SIMD16<UInt32>(repeating: 0)
-        while bit != 0 {
-            let candidate = value | SIMD16(repeating: bit)
-            var below = SIMD16<UInt32>(repeating: 0)
-            for i in 0..<n { below &+= zero.replacing(with: one, where: v[i] .< candidate) }
-            value.replace(with: candidate, where: (candidate .<= high) .& (below .<= rank))
-            bit >>= 1
-        }
-        return value
-    }
 }
 
 // References
