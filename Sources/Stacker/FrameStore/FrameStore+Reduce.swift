@@ -192,6 +192,15 @@ struct StripJob: @unchecked Sendable {
         switch store.depth {
         case .eight: for y in rows { reduceRow(y, scratch, as: UInt8.self) }
         case .sixteen: for y in rows { reduceRow(y, scratch, as: UInt16.self) }
+        // Float samples are sorted as floats by the network (median and
+        // sigma-clip), else taken one pixel at a time: they are not
+        // integers to sort or select in integer lanes.
+        case .float32:
+            for y in rows {
+                if let network { reduceRowNetwork(y, network, scratch, as: Float.self) } else {
+                    reduceRowScalar(y, scratch, as: Float.self)
+                }
+            }
         }
     }
 
@@ -310,7 +319,7 @@ struct StripJob: @unchecked Sendable {
     /// Sigma-clip: 8 neighbouring pixels sorted together by the network as
     /// floats (with their weights when those differ), then clipped together
     /// (`SigmaClip.clipSortedLanes`).
-    private func reduceRowNetwork<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
+    private func reduceRowNetwork<T: StoreElement>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                    as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
@@ -335,8 +344,7 @@ struct StripJob: @unchecked Sendable {
             for ch in 0..<c {
                 let out = outputs[ch] + y * wd + x0
                 for f in 0..<n {
-                    let u = Self.load8(rowSamples + (f * c + ch) * wd + x0, lanes)
-                    s.v[f] = SIMD8<Float>(u) * scale + s.penalty[f]
+                    s.v[f] = T.load8(rowSamples + (f * c + ch) * wd + x0, lanes: lanes) * scale + s.penalty[f]
                 }
                 switch kernel {
                 case .sigmaClip(let kl, let kh, let iterations):
@@ -352,8 +360,16 @@ struct StripJob: @unchecked Sendable {
                         count: covered, kappaLow: kl, kappaHigh: kh,
                         maxIterations: iterations, network: net, deviations: s.deviations)
                     for l in 0..<lanes { out[l] = clipped[l] }
-                case .median, .mode:
-                    // Not reached: the median has its own path, mode the scalar one.
+                case .median:
+                    // Float stores only (integer ones take `reduceRowMedian`):
+                    // `Median.inPlace`'s formula on the sorted lanes.
+                    net.sort(s.v)
+                    for l in 0..<lanes {
+                        let k = Int(covered[l])
+                        out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
+                    }
+                case .mode:
+                    // Not reached: mode takes the scalar path.
                     for l in 0..<lanes { out[l] = 0 }
                 }
             }
@@ -362,7 +378,7 @@ struct StripJob: @unchecked Sendable {
     }
 
     /// Scalar path: each pixel's covered samples gathered and reduced alone.
-    private func reduceRowScalar<T: StoredSample>(_ y: Int, _ s: StripScratch, as _: T.Type) {
+    private func reduceRowScalar<T: StoreElement>(_ y: Int, _ s: StripScratch, as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
@@ -376,7 +392,7 @@ struct StripJob: @unchecked Sendable {
             case .mode(let tolerance):
                 for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
                     for ch in 0..<c {
-                        s.values[k * c + ch] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
+                        s.values[k * c + ch] = rowSamples[(f * c + ch) * wd + x].floatValue * scale
                     }
                     s.weights[k] = weights[f]
                     k += 1
@@ -388,7 +404,7 @@ struct StripJob: @unchecked Sendable {
                 for ch in 0..<c {
                     k = 0
                     for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
-                        s.values[k] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
+                        s.values[k] = rowSamples[(f * c + ch) * wd + x].floatValue * scale
                         s.weights[k] = weights[f]
                         k += 1
                     }
@@ -425,9 +441,9 @@ struct StripJob: @unchecked Sendable {
     /// Eight consecutive elements from `p` (the first `lanes` of them; the
     /// rest 0), without reading past `p + lanes`.
     @inline(__always)
-    static func load8<T: FixedWidthInteger & SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD8<T> {
+    static func load8<T: SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD8<T> {
         if lanes == 8 { return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<T>.self) }
-        var v = SIMD8<T>(repeating: 0)
+        var v = SIMD8<T>()
         for l in 0..<lanes { v[l] = p[l] }
         return v
     }

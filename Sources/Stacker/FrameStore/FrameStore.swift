@@ -44,8 +44,12 @@ public final class FrameStore: @unchecked Sendable {
         /// `UInt8` samples: enough for bursts of 8-bit frames (JPEG, 8-bit
         /// PNG/TIFF), at half the memory of `.sixteen`.
         case eight = 8
-        /// `UInt16` samples: 16-bit and float inputs, calibrated frames.
+        /// `UInt16` samples: 16-bit inputs.
         case sixteen = 16
+        /// `Float` samples, kept as they are (values outside 0…1 survive):
+        /// float inputs and calibrated frames. The reduce takes the scalar
+        /// per-pixel path for them.
+        case float32 = 32
 
         /// Bytes per stored sample.
         public var bytes: Int { rawValue / 8 }
@@ -151,7 +155,7 @@ public final class FrameStore: @unchecked Sendable {
     public var storedFrameCount: Int { stored.withLock { $0.reduce(0) { $0 + ($1 ? 1 : 0) } } }
 
     /// The samples as `T` (index `((y·N + f)·C + c)·W + x`); `T` must match `depth`.
-    func samples<T: StoredSample>(as _: T.Type) -> UnsafeMutablePointer<T> {
+    func samples<T: StoreElement>(as _: T.Type) -> UnsafeMutablePointer<T> {
         buffer.base.assumingMemoryBound(to: T.self)
     }
 
@@ -279,11 +283,12 @@ public final class FrameStore: @unchecked Sendable {
         switch depth {
         case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt8.self)
         case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt16.self)
+        case .float32: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: Float.self)
         }
         buffer.noteWritten(rows.count * channels * width * depth.bytes)
     }
 
-    private func writeRows<T: StoredSample>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
+    private func writeRows<T: StoreElement>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
                                             coverage mask: UnsafePointer<Float>, knownRuns: (Int) -> Range<Int>?,
                                             as _: T.Type) {
         let w = width, n = frameCount, c = channels
@@ -291,7 +296,7 @@ public final class FrameStore: @unchecked Sendable {
         for y in rows {
             let at = (y - rows.lowerBound) * w
             for ch in 0..<c {
-                T.quantize(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
+                T.store(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
             }
             if let known = knownRuns(y) {
                 runs[y * n + index] = known.isEmpty ? SIMD2(0, 0) : SIMD2(Int32(known.lowerBound), Int32(known.upperBound))
