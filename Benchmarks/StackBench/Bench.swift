@@ -40,6 +40,7 @@ final class Bench {
         if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
         if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
         if wants("pixels") { needed.append(.mp24) }
+        if wants("robust-scaling") { needed.append(.mp12x200) }
         for b in needed { try b.ensure(in: w, log: log) }
         if needs12, let ss = try? RawTurboJPEG().subsampling(path: Burst.mp12.paths(in: w, count: 1)[0]) {
             report.notes.append("Bench frames: JPEG q\(Burst.quality), chroma " + (ss == 2 ? "4:2:0" : ss == 0 ? "4:4:4" : "code \(ss)")
@@ -93,6 +94,7 @@ final class Bench {
         if wants("frames") { try frameScaling(reuse20: ours["average"]) }
         if wants("pixels") { try pixelScaling(reuse12: nil) }
         if wants("astro") { try astroCases() }
+        if wants("robust-scaling") { try robustScaling() }
 
         // Checks against the decode floor: the median over rounds of each
         // round's ratio (the floor run just before), and for comparison the
@@ -138,12 +140,14 @@ final class Bench {
     }
 
     /// One run of `stack --mode mode` on `paths` in a child process.
-    func stackRun(name: String, paths: [String], mode: String, round r: Int, of repeats: Int? = nil) throws -> Sample {
+    func stackRun(name: String, paths: [String], mode: String, round r: Int, of repeats: Int? = nil,
+                  extra: [String] = []) throws -> Sample {
         let slug = name.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "×", with: "x")
         let out = "\(outDir)/\(slug).jpg", rep = "\(outDir)/\(slug).json"
         log("[\(name)] run \(r + 1)/\(repeats ?? settings.repeats) …")
         let load = loadAverage()
-        let run = try ChildProcess.run([stackBin, "--mode", mode, "--output", out, "--report", rep, "--quiet"] + paths,
+        let run = try ChildProcess.run([stackBin, "--mode", mode, "--output", out, "--report", rep, "--quiet"]
+                                       + extra + paths,
                                        workDir: outDir)
         guard run.status == 0 else { throw BenchError("\(name): stack exited with \(run.status)") }
         log("  \(Fmt.s(run.wall)) s, peak \(Fmt.mb(run.peakRSS))")

@@ -65,6 +65,8 @@ struct Burst: Sendable {
 
     /// 40 × 12 MP: the first 20 are the main burst, 10/20/40 the frame-count scaling.
     static let mp12 = Burst(name: "street-12mp-40", width: 4000, height: 3000, frames: 40)
+    /// 200 × 12 MP: the robust modes' frame-count scaling (20, 100, 200 frames).
+    static let mp12x200 = Burst(name: "street-12mp-200", width: 4000, height: 3000, frames: 200)
     /// 50 × 4 MP (the first 10 are the quick run's small burst and the 4 MP size point).
     static let mp4 = Burst(name: "street-4mp-50", width: 2304, height: 1728, frames: 50)
     /// 10 × 1 MP (size scaling, registration).

@@ -22,6 +22,9 @@ OPTIONS:
   --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV
                      (phase correlation, ECC homography), Siril (astro) (once each)
   --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
+                     (robust-scaling only when named: 20/100/200 × 12 MP median,
+                     sigma-clip and mode, with and without --memory-limit 1G;
+                     about an hour on 2 cores, most of it the mode)
   --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
@@ -34,13 +37,16 @@ OPTIONS:
 The bursts (SceneGen street, JPEG q89 4:2:0) are generated once and cached by a
 config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB), plus
 6 × 2 MP and 6 × 12 MP PNG homography bursts (known perspective jitter, ~0.2 GB),
-and for `astro` a StarField session (16-bit PNG: 50 lights + 30 calibration frames
+200 × 12 MP (~0.45 GB) for robust-scaling, and for `astro` a StarField session (16-bit PNG: 50 lights + 30 calibration frames
 at 24 MP, ~3 GB; not in --quick).
 """
 
 /// Parsed command line.
 struct Settings: Sendable {
-    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames", "pixels", "astro"]
+    static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
+                           "pixels", "astro", "robust-scaling"]
+    /// What runs without --cases: all but the hour-long robust-scaling.
+    static let defaultCases = allCases.filter { $0 != "robust-scaling" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
     var quick = false
     var peers = false
@@ -101,7 +107,7 @@ struct Settings: Sendable {
             }
             i += 1
         }
-        s.cases = explicitCases ?? (s.quick ? quickCases : allCases)
+        s.cases = explicitCases ?? (s.quick ? quickCases : defaultCases)
         return s
     }
 }

@@ -214,8 +214,9 @@ struct StackCommand {
         if let d = try args.value("--depth", { ["8": 8, "16": 16, "32f": 32][$0] }, else: {
             "--depth needs 8, 16 or 32f, got '\($0)'" }) {
             s.depth = d
-            // A result written with more than 8 bits keeps them in the store too.
-            if d > 8 { s.options.storeDepth = .sixteen }
+            // A result written with more than 8 bits keeps them in the store
+            // too: 16 bits, or floats for a float result (values outside 0…1 kept).
+            if d > 8 { s.options.storeDepth = d == 32 ? .float32 : .sixteen }
         }
         if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }

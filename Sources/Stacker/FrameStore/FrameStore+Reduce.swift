@@ -6,8 +6,11 @@ extension FrameStore {
     /// Rows per strip: the unit of work handed to a thread.
     static let stripRows = 8
 
-    /// Largest frame count reduced with the SIMD sorting network; larger
-    /// stores use the scalar per-pixel path (quickselect / Shell sort).
+    /// Largest frame count reduced with the SIMD sorting network. Past it
+    /// the median and sigma-clip with equal weights select the ranks they
+    /// need by bisection (`LaneSelection`), whose cost per sample does not
+    /// grow with the frame count; sigma-clip with unequal weights and mode
+    /// take the scalar per-pixel path.
     static let networkLimit = 64
 
     /// Reduces the stored frames with `kernel`, per output pixel over the
@@ -33,9 +36,11 @@ extension FrameStore {
     }
 
     /// `reduce` with the SIMD-path limit as a parameter (tests force the
-    /// scalar path with `networkLimit: 0`); with `counts: false` the count
-    /// plane comes back empty (0 × 0).
+    /// paths past the network with `networkLimit: 0`, and the scalar one
+    /// for every kernel with `scalarPastNetwork`); with `counts: false` the
+    /// count plane comes back empty (0 × 0).
     func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
+                scalarPastNetwork: Bool = false,
                 counts: Bool = true) throws -> (image: Image, coverageCount: Plane) {
         try Self.checkReduction(kernel, weights: weights, frameCount: frameCount)
         let w = width, h = height, c = channels
@@ -48,7 +53,8 @@ extension FrameStore {
         let arrays = [[Float]](uninitialized: counts ? c + 1 : c, count: planeSize) { outputs in
             let job = StripJob(store: self, kernel: kernel, weights: weights, network: network,
                                outputs: Array(outputs.prefix(c)), counts: counts ? outputs[c] : nil,
-                               equalWeights: weights.allSatisfy { $0 == weights.first })
+                               equalWeights: weights.allSatisfy { $0 == weights.first },
+                               selectsPastNetwork: !scalarPastNetwork)
             // Threads take the next strip from a shared counter, so a thread
             // slowed by other load does not hold up the rest; each pixel is
             // computed the same way whichever thread takes it.
@@ -62,6 +68,7 @@ extension FrameStore {
                     let y0 = strip * Self.stripRows
                     let y1 = min(y0 + Self.stripRows, job.store.height)
                     job.reduceRows(y0..<y1, scratch)
+                    job.store.dropResident(rows: y0..<y1)
                 }
             }
         }
@@ -110,6 +117,8 @@ final class StripScratch {
     let penalty: UnsafeMutablePointer<SIMD8<Float>>
     /// Sigma-clip's deviations from the median, per frame.
     let deviations: UnsafeMutablePointer<SIMD8<Float>>
+    /// Sigma-clip's integer deviations past the network, per frame.
+    let integerDeviations: UnsafeMutablePointer<SIMD16<UInt16>>
     /// One pixel's samples (frames × channels) and weights.
     let values: UnsafeMutablePointer<Float>
     let weights: UnsafeMutablePointer<Float>
@@ -130,6 +139,7 @@ final class StripScratch {
         w = .allocate(capacity: self.frames)
         penalty = .allocate(capacity: self.frames)
         deviations = .allocate(capacity: self.frames)
+        integerDeviations = .allocate(capacity: self.frames)
         values = .allocate(capacity: self.frames * self.channels)
         weights = .allocate(capacity: self.frames)
         pixelOut = .allocate(capacity: self.channels)
@@ -138,7 +148,7 @@ final class StripScratch {
     }
 
     deinit {
-        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); lanes.deallocate(); orMask.deallocate()
+        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); lanes.deallocate(); orMask.deallocate()
         values.deallocate(); weights.deallocate(); pixelOut.deallocate(); countRow.deallocate()
     }
 }
@@ -163,13 +173,18 @@ struct StripJob: @unchecked Sendable {
     }
     /// Whether all frame weights are equal (sigma-clip then sorts values only).
     let equalWeights: Bool
+    /// Whether the median, and sigma-clip with equal weights, past the
+    /// network select by bisection (else the scalar path, the tests'
+    /// reference).
+    var selectsPastNetwork = true
 
     /// The same reduction reading `strip` (a store of the same frames,
     /// width and channels), whose row 0 is output row `firstRow`. Its
     /// coverage counts, if any, are not kept.
     func reading(_ strip: FrameStore, outputFrom firstRow: Int) -> StripJob {
         StripJob(store: strip, kernel: kernel, weights: weights, network: network,
-                 outputs: outputs.map { $0 + firstRow * strip.width }, counts: nil, equalWeights: equalWeights)
+                 outputs: outputs.map { $0 + firstRow * strip.width }, counts: nil, equalWeights: equalWeights,
+                 selectsPastNetwork: selectsPastNetwork)
     }
 
     /// Reduces rows `rows` of the store into the same rows of the output.
@@ -177,12 +192,33 @@ struct StripJob: @unchecked Sendable {
         switch store.depth {
         case .eight: for y in rows { reduceRow(y, scratch, as: UInt8.self) }
         case .sixteen: for y in rows { reduceRow(y, scratch, as: UInt16.self) }
+        // Float samples are sorted as floats by the network (median and
+        // sigma-clip), else taken one pixel at a time: they are not
+        // integers to sort or select in integer lanes.
+        case .float32:
+            for y in rows {
+                if let network { reduceRowNetwork(y, network, scratch, as: Float.self) } else {
+                    reduceRowScalar(y, scratch, as: Float.self)
+                }
+            }
         }
     }
 
     /// Reduces row `y` into the output; `T` is the store's sample type.
     func reduceRow<T: StoredSample>(_ y: Int, _ scratch: StripScratch, as _: T.Type) {
-        guard let network else { return reduceRowScalar(y, scratch, as: T.self) }
+        guard let network else {
+            if selectsPastNetwork && store.frameCount <= Int(UInt16.max) {
+                switch kernel {
+                case .median:
+                    return reduceRowSelecting(y, scratch, as: T.self)
+                case .sigmaClip where equalWeights:
+                    return reduceRowSelecting(y, scratch, as: T.self)
+                case .sigmaClip, .mode:
+                    break
+                }
+            }
+            return reduceRowScalar(y, scratch, as: T.self)
+        }
         if case .median = kernel {
             reduceRowMedian(y, network, scratch, as: T.self)
         } else {
@@ -199,63 +235,91 @@ struct StripJob: @unchecked Sendable {
     /// `Median.inPlace` does, so every path gives the same bits.
     private func reduceRowMedian<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                   as _: T.Type) {
+        let n = store.frameCount, scale = T.scale, v = s.lanes
+        forEachSixteen(y, s, as: T.self, warm: true) { count, lanes, out in
+            net.sort(v)
+            if lanes == 16 && count == SIMD16(repeating: UInt16(truncatingIfNeeded: n)) {
+                // Every frame covers all 16 pixels (most of the image):
+                // the same median for each lane, computed 16 at a time.
+                let lo = SIMD16<Float>(v[(n - 1) / 2]), hi = SIMD16<Float>(v[n / 2])
+                let median = 0.5 * (lo * scale + hi * scale)
+                UnsafeMutableRawPointer(out).storeBytes(of: median, as: SIMD16<Float>.self)
+                return
+            }
+            for l in 0..<lanes {
+                let k = Int(count[l])
+                out[l] = k == 0 ? 0 : 0.5 * (Float(v[(k - 1) / 2][l]) * scale + Float(v[k / 2][l]) * scale)
+            }
+        }
+    }
+
+    /// Calls `body` for each group of 16 neighbouring pixels of row `y` and
+    /// each channel, with the frames' samples of that group and channel in
+    /// `s.lanes` (widened to `UInt16`, 65535 where a frame does not cover a
+    /// pixel; the frames' coverage or-masks in `s.orMask`), the covered
+    /// count per pixel, how many of the 16 lanes are in the row, and where
+    /// the group's output goes. The coverage counts are written to the
+    /// count row. `warm` first reads the row block once in order (`warm`).
+    @inline(__always)
+    func forEachSixteen<T: StoredSample>(
+        _ y: Int, _ s: StripScratch, as _: T.Type, warm: Bool,
+        _ body: (_ count: SIMD16<UInt16>, _ lanes: Int, _ out: UnsafeMutablePointer<Float>) -> Void
+    ) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
-        let scale = T.scale
         let v = s.lanes, uncovered = s.orMask
         let countOut = countRow(y, s)
-        Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd * MemoryLayout<T>.stride, scratch: s)
+        if warm {
+            Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd * MemoryLayout<T>.stride, scratch: s)
+        }
         var x0 = 0
         while x0 < wd {
             let lanes = min(16, wd - x0)
-            var count = SIMD16<UInt8>(repeating: 0)
-            for f in 0..<n {
-                let run = runs[f]
-                let start = Int(run.x), end = Int(run.y)
-                if start <= x0 && x0 + 16 <= end {
-                    count &+= 1
-                    uncovered[f] = SIMD16(repeating: 0)
-                } else if end <= x0 || start >= x0 + 16 {
-                    uncovered[f] = SIMD16(repeating: .max)
-                } else {
-                    // The run starts or ends inside these 16 pixels.
-                    var mask = SIMD16<UInt16>(repeating: .max)
-                    for l in 0..<16 where x0 + l >= start && x0 + l < end {
-                        count[l] &+= 1
-                        mask[l] = 0
-                    }
-                    uncovered[f] = mask
-                }
-            }
+            let count = Self.coverage16(runs, frames: n, from: x0, uncovered: uncovered)
             for l in 0..<lanes { countOut[x0 + l] = Float(count[l]) }
             for ch in 0..<c {
                 for f in 0..<n {
                     v[f] = T.load16(rowSamples + (f * c + ch) * wd + x0, lanes: lanes) | uncovered[f]
                 }
-                net.sort(v)
-                let out = outputs[ch] + y * wd + x0
-                if lanes == 16 && count == SIMD16(repeating: UInt8(truncatingIfNeeded: n)) {
-                    // Every frame covers all 16 pixels (most of the image):
-                    // the same median for each lane, computed 16 at a time.
-                    let lo = SIMD16<Float>(v[(n - 1) / 2]), hi = SIMD16<Float>(v[n / 2])
-                    let median = 0.5 * (lo * scale + hi * scale)
-                    UnsafeMutableRawPointer(out).storeBytes(of: median, as: SIMD16<Float>.self)
-                    continue
-                }
-                for l in 0..<lanes {
-                    let k = Int(count[l])
-                    out[l] = k == 0 ? 0 : 0.5 * (Float(v[(k - 1) / 2][l]) * scale + Float(v[k / 2][l]) * scale)
-                }
+                body(count, lanes, outputs[ch] + y * wd + x0)
             }
             x0 += 16
         }
     }
 
+    /// Per lane, how many of the `n` frames' runs cover pixel `x0 + l`, and
+    /// each frame's coverage of the 16 pixels as an or-mask in
+    /// `uncovered[f]` (0 where covered, all ones where not).
+    @inline(__always)
+    static func coverage16(_ runs: UnsafePointer<SIMD2<Int32>>, frames n: Int, from x0: Int,
+                           uncovered: UnsafeMutablePointer<SIMD16<UInt16>>) -> SIMD16<UInt16> {
+        var count = SIMD16<UInt16>(repeating: 0)
+        for f in 0..<n {
+            let run = runs[f]
+            let start = Int(run.x), end = Int(run.y)
+            if start <= x0 && x0 + 16 <= end {
+                count &+= 1
+                uncovered[f] = SIMD16(repeating: 0)
+            } else if end <= x0 || start >= x0 + 16 {
+                uncovered[f] = SIMD16(repeating: .max)
+            } else {
+                // The run starts or ends inside these 16 pixels.
+                var mask = SIMD16<UInt16>(repeating: .max)
+                for l in 0..<16 where x0 + l >= start && x0 + l < end {
+                    count[l] &+= 1
+                    mask[l] = 0
+                }
+                uncovered[f] = mask
+            }
+        }
+        return count
+    }
+
     /// Sigma-clip: 8 neighbouring pixels sorted together by the network as
     /// floats (with their weights when those differ), then clipped together
     /// (`SigmaClip.clipSortedLanes`).
-    private func reduceRowNetwork<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
+    private func reduceRowNetwork<T: StoreElement>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                    as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
@@ -280,8 +344,7 @@ struct StripJob: @unchecked Sendable {
             for ch in 0..<c {
                 let out = outputs[ch] + y * wd + x0
                 for f in 0..<n {
-                    let u = Self.load8(rowSamples + (f * c + ch) * wd + x0, lanes)
-                    s.v[f] = SIMD8<Float>(u) * scale + s.penalty[f]
+                    s.v[f] = T.load8(rowSamples + (f * c + ch) * wd + x0, lanes: lanes) * scale + s.penalty[f]
                 }
                 switch kernel {
                 case .sigmaClip(let kl, let kh, let iterations):
@@ -297,8 +360,16 @@ struct StripJob: @unchecked Sendable {
                         count: covered, kappaLow: kl, kappaHigh: kh,
                         maxIterations: iterations, network: net, deviations: s.deviations)
                     for l in 0..<lanes { out[l] = clipped[l] }
-                case .median, .mode:
-                    // Not reached: the median has its own path, mode the scalar one.
+                case .median:
+                    // Float stores only (integer ones take `reduceRowMedian`):
+                    // `Median.inPlace`'s formula on the sorted lanes.
+                    net.sort(s.v)
+                    for l in 0..<lanes {
+                        let k = Int(covered[l])
+                        out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
+                    }
+                case .mode:
+                    // Not reached: mode takes the scalar path.
                     for l in 0..<lanes { out[l] = 0 }
                 }
             }
@@ -307,7 +378,7 @@ struct StripJob: @unchecked Sendable {
     }
 
     /// Scalar path: each pixel's covered samples gathered and reduced alone.
-    private func reduceRowScalar<T: StoredSample>(_ y: Int, _ s: StripScratch, as _: T.Type) {
+    private func reduceRowScalar<T: StoreElement>(_ y: Int, _ s: StripScratch, as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
@@ -321,7 +392,7 @@ struct StripJob: @unchecked Sendable {
             case .mode(let tolerance):
                 for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
                     for ch in 0..<c {
-                        s.values[k * c + ch] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
+                        s.values[k * c + ch] = rowSamples[(f * c + ch) * wd + x].floatValue * scale
                     }
                     s.weights[k] = weights[f]
                     k += 1
@@ -333,7 +404,7 @@ struct StripJob: @unchecked Sendable {
                 for ch in 0..<c {
                     k = 0
                     for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
-                        s.values[k] = Float(rowSamples[(f * c + ch) * wd + x]) * scale
+                        s.values[k] = rowSamples[(f * c + ch) * wd + x].floatValue * scale
                         s.weights[k] = weights[f]
                         k += 1
                     }
@@ -370,9 +441,9 @@ struct StripJob: @unchecked Sendable {
     /// Eight consecutive elements from `p` (the first `lanes` of them; the
     /// rest 0), without reading past `p + lanes`.
     @inline(__always)
-    static func load8<T: FixedWidthInteger & SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD8<T> {
+    static func load8<T: SIMDScalar>(_ p: UnsafePointer<T>, _ lanes: Int) -> SIMD8<T> {
         if lanes == 8 { return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<T>.self) }
-        var v = SIMD8<T>(repeating: 0)
+        var v = SIMD8<T>()
         for l in 0..<lanes { v[l] = p[l] }
         return v
     }

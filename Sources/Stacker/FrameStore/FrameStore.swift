@@ -44,8 +44,12 @@ public final class FrameStore: @unchecked Sendable {
         /// `UInt8` samples: enough for bursts of 8-bit frames (JPEG, 8-bit
         /// PNG/TIFF), at half the memory of `.sixteen`.
         case eight = 8
-        /// `UInt16` samples: 16-bit and float inputs, calibrated frames.
+        /// `UInt16` samples: 16-bit inputs.
         case sixteen = 16
+        /// `Float` samples, kept as they are (values outside 0…1 survive):
+        /// float inputs and calibrated frames. The reduce takes the scalar
+        /// per-pixel path for them.
+        case float32 = 32
 
         /// Bytes per stored sample.
         public var bytes: Int { rawValue / 8 }
@@ -106,9 +110,27 @@ public final class FrameStore: @unchecked Sendable {
         if total <= memoryLimit {
             buffer = try FrameStoreBuffer(heapBytes: total)
         } else {
-            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath)
+            buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath,
+                                          residentBudget: Self.residentBudget(memoryLimit: memoryLimit))
         }
         stored = Mutex([Bool](repeating: false, count: frameCount))
+    }
+
+    /// How many bytes may be written into a mapped store before its pages
+    /// are dropped from the process: half its memory limit, at least
+    /// `FrameStoreBuffer.residentBudgetFloor`.
+    static func residentBudget(memoryLimit: Int) -> Int {
+        max(memoryLimit / 2, FrameStoreBuffer.residentBudgetFloor)
+    }
+
+    /// Bytes of one row of every frame (a row block of the layout).
+    var rowBlockBytes: Int { frameCount * channels * width * depth.bytes }
+
+    /// Drops the row blocks of `rows` from the process's resident pages
+    /// when the store is a mapped file (they read back from the file);
+    /// nothing in memory. The reduce calls it for the rows it has done.
+    func dropResident(rows: Range<Int>) {
+        buffer.dropResident(from: rows.lowerBound * rowBlockBytes, count: rows.count * rowBlockBytes)
     }
 
     /// Empties the store: every frame slot counts as never stored again,
@@ -133,7 +155,7 @@ public final class FrameStore: @unchecked Sendable {
     public var storedFrameCount: Int { stored.withLock { $0.reduce(0) { $0 + ($1 ? 1 : 0) } } }
 
     /// The samples as `T` (index `((y·N + f)·C + c)·W + x`); `T` must match `depth`.
-    func samples<T: StoredSample>(as _: T.Type) -> UnsafeMutablePointer<T> {
+    func samples<T: StoreElement>(as _: T.Type) -> UnsafeMutablePointer<T> {
         buffer.base.assumingMemoryBound(to: T.self)
     }
 
@@ -167,7 +189,7 @@ public final class FrameStore: @unchecked Sendable {
                 writeRows(0..<height, frame: index, samples: sources, coverage: m.baseAddress!)
             }
         }
-        stored.withLock { $0[index] = true }
+        finishFrame(index)
     }
 
     /// Stores frame `index` warped onto the reference grid by `frame`, a few
@@ -185,7 +207,15 @@ public final class FrameStore: @unchecked Sendable {
                        channels: channels)
         store(frame: index, warping: frame, rows: 0..<height, at: 0, gains: gains,
               band: WarpBand(width: width, channels: channels, maxRows: height))
+        finishFrame(index)
+    }
+
+    /// Marks slot `index` stored. A mapped one-frame store (a frame
+    /// `DeferredWarpStore` could not keep) is then complete, so its pages
+    /// leave the process until the reduce reads them.
+    private func finishFrame(_ index: Int) {
         stored.withLock { $0[index] = true }
+        if frameCount == 1 { buffer.dropResident(from: 0, count: byteCount) }
     }
 
     /// Throws `StackerError.invalidInput` unless `index` is one of
@@ -239,6 +269,7 @@ public final class FrameStore: @unchecked Sendable {
                 .copyMemory(from: source.buffer.base + y * rowBytes, byteCount: rowBytes)
             spans[to * frameCount + index] = source.spans[y]
         }
+        source.dropResident(rows: rows)
     }
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
@@ -252,10 +283,12 @@ public final class FrameStore: @unchecked Sendable {
         switch depth {
         case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt8.self)
         case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt16.self)
+        case .float32: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: Float.self)
         }
+        buffer.noteWritten(rows.count * channels * width * depth.bytes)
     }
 
-    private func writeRows<T: StoredSample>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
+    private func writeRows<T: StoreElement>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
                                             coverage mask: UnsafePointer<Float>, knownRuns: (Int) -> Range<Int>?,
                                             as _: T.Type) {
         let w = width, n = frameCount, c = channels
@@ -263,7 +296,7 @@ public final class FrameStore: @unchecked Sendable {
         for y in rows {
             let at = (y - rows.lowerBound) * w
             for ch in 0..<c {
-                T.quantize(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
+                T.store(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
             }
             if let known = knownRuns(y) {
                 runs[y * n + index] = known.isEmpty ? SIMD2(0, 0) : SIMD2(Int32(known.lowerBound), Int32(known.upperBound))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The bytes behind a `FrameStore`: zero-filled anonymous memory, or a shared
 /// memory map of a temporary file. Every C call the frame store makes lives
@@ -13,7 +14,17 @@ import Glibc
 /// allocate), mapped with `MAP_SHARED`, and then at once closed and unlinked:
 /// the mapping keeps the data alive, and no file is left behind even after a
 /// crash or SIGKILL. `deinit` unmaps.
-final class FrameStoreBuffer {
+///
+/// A mapped file's pages count as this process's resident memory while
+/// mapped in, so without care a store past the memory limit ended up
+/// wholly resident anyway. Writers report what they wrote
+/// (`noteWritten`), and once `residentBudget` bytes have been written
+/// since the last drop, the whole mapping's pages are dropped from the
+/// process (`MADV_DONTNEED`: for a shared file mapping the data stays in
+/// the file and reads back from it); readers drop the ranges they are done
+/// with (`dropResident`). Dropping is safe while other threads write: a
+/// shared mapping's dirty pages stay in the file.
+final class FrameStoreBuffer: @unchecked Sendable {
     /// Start of the zero-filled bytes.
     let base: UnsafeMutableRawPointer
     /// Size in bytes.
@@ -24,6 +35,13 @@ final class FrameStoreBuffer {
     let temporaryPath: FilePath?
     /// The memory behind `base` when it is not a mapped file (it unmaps itself).
     private let anonymous: ZeroedMemory?
+    /// Bytes a mapped file may have written into it before its pages are
+    /// dropped from the process (0 in memory: never dropped).
+    let residentBudget: Int
+    /// The least resident budget a mapped store gets (16 MiB).
+    static let residentBudgetFloor = 16 << 20
+    /// Bytes written since the last drop.
+    private let written = Atomic<Int>(0)
 
     /// Zero-filled anonymous memory of `byteCount` bytes, its pages mapped
     /// at once by several threads (`ZeroedMemory`): every page of the store
@@ -42,10 +60,13 @@ final class FrameStoreBuffer {
         self.byteCount = byteCount
         isMapped = false
         temporaryPath = nil
+        residentBudget = 0
     }
 
-    /// A memory-mapped temporary file of `byteCount` zero bytes in `directory`.
-    init(mappedBytes byteCount: Int, directory: FilePath) throws {
+    /// A memory-mapped temporary file of `byteCount` zero bytes in
+    /// `directory`, of whose pages about `residentBudget` bytes' worth stay
+    /// mapped in while it is written.
+    init(mappedBytes byteCount: Int, directory: FilePath, residentBudget: Int) throws {
         let folder: FilePath = directory.isEmpty ? "." : directory
         let dir = folder.description
         guard let (fd, path) = AtomicFile.makeTemporary(folder.appending(".stack-frames-XXXXXX")) else {
@@ -82,6 +103,7 @@ final class FrameStoreBuffer {
         isMapped = true
         anonymous = nil
         temporaryPath = path
+        self.residentBudget = residentBudget
     }
 
     deinit { if anonymous == nil { munmap(base, max(byteCount, 1)) } }
@@ -95,6 +117,28 @@ final class FrameStoreBuffer {
             (base + offset).initializeMemory(as: UInt8.self, repeating: 0, count: max(0, byteCount - offset))
         }
         _ = madvise(base, max(byteCount, 1), MADV_DONTNEED)
+    }
+
+    /// Counts `bytes` written into a mapped file, and drops the whole
+    /// mapping's pages from the process once `residentBudget` bytes have
+    /// been written since the last drop. Nothing in memory.
+    func noteWritten(_ bytes: Int) {
+        guard isMapped else { return }
+        let total = written.wrappingAdd(bytes, ordering: .relaxed).newValue
+        if total >= residentBudget, written.compareExchange(expected: total, desired: 0,
+                                                            ordering: .relaxed).exchanged {
+            dropResident(from: 0, count: byteCount)
+        }
+    }
+
+    /// Drops the whole pages within `offset ..< offset + count` of a mapped
+    /// file from the process; the data stays in the file. Nothing in memory.
+    func dropResident(from offset: Int, count: Int) {
+        guard isMapped else { return }
+        let page = Platform.pageSize
+        let start = (offset + page - 1) / page * page
+        let end = min(offset + count, byteCount) / page * page
+        if end > start { _ = madvise(base + start, end - start, MADV_DONTNEED) }
     }
 
     /// The message for an errno value.

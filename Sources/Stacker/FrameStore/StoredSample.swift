@@ -1,7 +1,7 @@
 /// An unsigned integer type the frame store keeps samples in: `UInt8` for
 /// 8-bit bursts, `UInt16` otherwise. A value `v` in 0…1 is kept as
 /// `round(v · max)` and reads back as `u / max`.
-protocol StoredSample: FixedWidthInteger, UnsignedInteger, SIMDScalar, Codable, Sendable {
+protocol StoredSample: StoreElement, FixedWidthInteger, UnsignedInteger, SIMDScalar, Codable {
     /// Sixteen consecutive samples from `p` widened to `UInt16` (the first
     /// `lanes` of them; the rest 0), without reading past `p + lanes`.
     /// Implemented per type: generic SIMD integer code runs lane by lane.
@@ -30,6 +30,20 @@ extension StoredSample {
     /// The read-back scale `1 / max`.
     @inline(__always)
     static var scale: Float { 1 / levels }
+
+    @inline(__always)
+    var floatValue: Float { Float(self) }
+
+    @inline(__always)
+    static func load8(_ p: UnsafePointer<Self>, lanes: Int) -> SIMD8<Float> {
+        SIMD8<Float>(StripJob.load8(p, lanes))
+    }
+
+    /// `quantize(_:into:count:)`.
+    @inline(__always)
+    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>, count: Int) {
+        quantize(source, into: destination, count: count)
+    }
 
     /// `round(clamp(v, 0, 1) · max)`, halves rounded up, NaN → 0.
     @inline(__always)

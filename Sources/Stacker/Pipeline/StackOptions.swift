@@ -92,7 +92,8 @@ public struct StackOptions: Sendable {
     public var temporaryDirectory: FilePath = "."
     /// Bits per sample the robust kernels' frame store keeps; `nil` (the
     /// default) chooses: 8 when the reference file has 8 bits per sample and
-    /// no calibration is applied, else 16.
+    /// no calibration is applied, floats when it has float samples or
+    /// calibration is applied, else 16.
     public var storeDepth: FrameStore.SampleDepth?
     /// Whether the average, median and sigma-clip take JPEG frames as their
     /// own Y, Cb, Cr planes (default true): TurboJPEG skips its colour

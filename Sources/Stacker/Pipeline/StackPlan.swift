@@ -75,10 +75,11 @@ struct StackPlan: Sendable, Equatable {
         measuresBackground = calibrated || options.normalization != .none || options.alignment.usesStars
         weightsByNoise = options.weighting == .auto
         // 8-bit frames keep 8 bits per sample in the store (half the memory;
-        // RobustStackingTests bounds the cost against the truth). Calibration
-        // makes levels finer than the file's, so calibrated frames, and
-        // 16-bit or float files, keep 16.
-        let depth = options.storeDepth ?? (reference.bitDepth <= 8 && !calibrated ? .eight : .sixteen)
+        // RobustStackingTests bounds the cost against the truth), 16-bit
+        // files 16. Float files and calibrated frames keep floats: their
+        // values may lie outside 0…1 (a dark-subtracted sky below 0, a
+        // star above 1), and an integer store would clip them.
+        let depth = options.storeDepth ?? Self.storeDepth(bitDepth: reference.bitDepth, calibrated: calibrated)
         // 8-bit frames whose transforms are all translations can be warped as
         // the kernel reduces them: no warped copy of the burst is stored.
         let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
@@ -86,6 +87,14 @@ struct StackPlan: Sendable, Equatable {
         let deferWarps = keepBytes && translationsOnly
         combination = Self.combination(options: options, reference: reference, depth: depth,
                                        deferWarps: deferWarps, frameCount: frameCount)
+    }
+
+    /// The store depth for a reference of `bitDepth` bits per sample: 8 for
+    /// uncalibrated 8-bit files, floats for float files (more than 16 bits)
+    /// and calibrated frames, else 16.
+    static func storeDepth(bitDepth: Int, calibrated: Bool) -> FrameStore.SampleDepth {
+        if calibrated || bitDepth > 16 { return .float32 }
+        return bitDepth <= 8 ? .eight : .sixteen
     }
 
     /// The kernel for `options.mode`, nil for the average.
