@@ -161,14 +161,36 @@ def add_deb_src():
     subprocess.run(["apt-get", "update", "-qq"], check=True)
 
 
+def release_codename():
+    """The Debian release's codename (VERSION_CODENAME in /etc/os-release), or None."""
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("VERSION_CODENAME="):
+                return line.split("=", 1)[1].strip().strip('"') or None
+    except OSError:
+        pass
+    return None
+
+
 def fetch_deb(name, package, downloads, unpacked):
-    """apt-get source --download-only, then dpkg-source -x; returns (root, version)."""
-    dscs = sorted(downloads.glob(package + "_*.dsc"))
+    """apt-get source --download-only, then dpkg-source -x; returns (root, version).
+    A mirror may list a security update's source without holding its files
+    (404): then the release's own version (`package/<codename>`) is taken."""
+    source = package.split("/")[0]
+    dscs = sorted(downloads.glob(source + "_*.dsc"))
     if not dscs:
         if not have_deb_src():
             add_deb_src()
-        subprocess.run(["apt-get", "source", "--download-only", "-qq", package], cwd=downloads, check=True)
-        dscs = sorted(downloads.glob(package + "_*.dsc"))
+        codename = release_codename()
+        attempts = [package] + ([f"{package}/{codename}"] if "/" not in package and codename else [])
+        for attempt in attempts:
+            done = subprocess.run(["apt-get", "source", "--download-only", "-qq", attempt], cwd=downloads)
+            dscs = sorted(downloads.glob(source + "_*.dsc"))
+            if done.returncode == 0 and dscs:
+                break
+            log(f"sweep: apt-get source {attempt} failed (exit {done.returncode})")
+        if not dscs:
+            sys.exit(f"sweep: no source package for {package} could be fetched")
     dsc = dscs[-1]
     version = dsc.stem.split("_", 1)[1]
     root = unpacked / name
