@@ -24,14 +24,6 @@ public enum FrameSource: Sendable {
         }
     }
 
-    /// The file, for a file source or a frame in a file.
-    var filePath: FilePath? {
-        switch self {
-        case .file(let path), .frameInFile(let path, _): return path
-        case .image: return nil
-        }
-    }
-
     /// The frame as an upright float image, decoded as `ImageFile` decodes it.
     /// - Throws: `StackerError.unreadable` naming the file.
     public func image(maxPixels: Int = ImageFile.defaultMaxPixels) throws -> Image {
