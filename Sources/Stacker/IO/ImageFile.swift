@@ -80,12 +80,18 @@ public struct DecodedImage: Sendable {
     /// calibration.
     public var cfa: BayerPattern?
     /// The embedded ICC profile, byte for byte, or nil. Read from HEIF files
-    /// only so far (their `colr` box); no output writes it yet.
+    /// only so far (their `colr` box).
     public var iccProfile: [UInt8]?
+    /// The embedded XMP packet (the XML, without any container prefix), or nil.
+    public var xmp: [UInt8]?
+    /// The embedded IPTC-IIM block (the datasets a JPEG's Photoshop APP13
+    /// resource 0x0404 holds), or nil.
+    public var iptc: [UInt8]?
 
     /// Creates a decoded image record.
     public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
-                keywords: [FITSKeyword] = [], cfa: BayerPattern? = nil, iccProfile: [UInt8]? = nil) {
+                keywords: [FITSKeyword] = [], cfa: BayerPattern? = nil, iccProfile: [UInt8]? = nil,
+                xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
         self.image = image
         self.bitDepth = bitDepth
         self.orientation = orientation
@@ -93,6 +99,8 @@ public struct DecodedImage: Sendable {
         self.keywords = keywords
         self.cfa = cfa
         self.iccProfile = iccProfile
+        self.xmp = xmp
+        self.iptc = iptc
     }
 }
 
@@ -117,6 +125,13 @@ public struct EncodeOptions: Sendable {
     /// Threads a JPEG of more than about 1 MP is compressed on (strip by
     /// strip, see `JPEGStrips`); the bytes do not depend on it.
     public var threads: Int
+    /// ICC profile to embed, byte for byte, or nil. Not written by any
+    /// encoder yet.
+    public var iccProfile: [UInt8]? = nil
+    /// XMP packet to embed, or nil. Not written by any encoder yet.
+    public var xmp: [UInt8]? = nil
+    /// IPTC-IIM block to embed, or nil. Not written by any encoder yet.
+    public var iptc: [UInt8]? = nil
 
     /// Settings with the documented defaults (quality 95, 8-bit, no EXIF, no
     /// keywords, all cores).

@@ -38,6 +38,10 @@ struct DecodedFrame: Sendable {
     /// The CFA pattern its file gives a one-channel mosaic (see
     /// `DecodedImage.cfa`); nil once debayered, and for other frames.
     var cfa: BayerPattern? = nil
+    /// The file's ICC profile, XMP packet and IPTC block (see `DecodedImage`).
+    var iccProfile: [UInt8]? = nil
+    var xmp: [UInt8]? = nil
+    var iptc: [UInt8]? = nil
 
     /// Decodes `source` in `form` when it can (see `Form`); an image in
     /// memory comes as it is (floats, 32-bit).
@@ -47,8 +51,7 @@ struct DecodedFrame: Sendable {
         case .file(let path): return try read(path, maxPixels: maxPixels, form: form)
         case .frameInFile(let path, let index):
             let decoded = try ImageFile.readFrame(index, of: path, maxPixels: maxPixels)
-            return DecodedFrame(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
-                                keywords: decoded.keywords, cfa: decoded.cfa)
+            return DecodedFrame(decoded)
         case .image(let image, _): return DecodedFrame(pixels: .floats(image), bitDepth: 32, exif: nil, keywords: [])
         }
     }
@@ -71,9 +74,9 @@ struct DecodedFrame: Sendable {
                                 exif: exif.tiff, keywords: [])
         }
         let decoded = try ImageFile.decode(bytes: file, path: path, maxPixels: maxPixels)
-        return DecodedFrame(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
-                            keywords: decoded.keywords, cfa: decoded.cfa)
+        return DecodedFrame(decoded)
     }
+
 
     /// Debayers a one-channel mosaic into R, G, B with `method`, when
     /// `choice` gives it a pattern (the file's, or `--cfa`'s); anything
@@ -182,5 +185,14 @@ struct DecodedFrame: Sendable {
         let (luma, chroma) = YCbCr.split(image, factor: factor)
         return (RowWarper([luma], by: transform, width: width, height: height, interpolation: interpolation),
                 RowWarper(chroma, by: chromaTransform, width: cw, height: ch, interpolation: interpolation))
+    }
+}
+
+extension DecodedFrame {
+    /// A decoded file's pixels as floats, with everything it carries.
+    init(_ decoded: DecodedImage) {
+        self.init(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
+                  keywords: decoded.keywords, cfa: decoded.cfa, iccProfile: decoded.iccProfile,
+                  xmp: decoded.xmp, iptc: decoded.iptc)
     }
 }

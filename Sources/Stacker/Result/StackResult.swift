@@ -1,5 +1,5 @@
-/// What the reference frame carries to the output: its EXIF, its bit depth
-/// and its FITS keywords.
+/// What the reference frame carries to the output: its EXIF, its bit depth,
+/// its FITS keywords, its ICC profile, XMP and IPTC.
 public struct CarriedMetadata: Sendable, Equatable {
     /// The EXIF payload (TIFF block, orientation reset to 1), or nil.
     public var exif: [UInt8]?
@@ -8,11 +8,21 @@ public struct CarriedMetadata: Sendable, Equatable {
     public var bitDepth: Int
     /// FITS keywords (EXPTIME, DATE-OBS, …) for a FITS output.
     public var keywords: [FITSKeyword]
+    /// The reference's ICC profile, byte for byte, or nil.
+    public var iccProfile: [UInt8]?
+    /// The reference's XMP packet, or nil.
+    public var xmp: [UInt8]?
+    /// The reference's IPTC-IIM block, or nil.
+    public var iptc: [UInt8]?
 
-    public init(exif: [UInt8]? = nil, bitDepth: Int, keywords: [FITSKeyword] = []) {
+    public init(exif: [UInt8]? = nil, bitDepth: Int, keywords: [FITSKeyword] = [], iccProfile: [UInt8]? = nil,
+                xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
         self.exif = exif
         self.bitDepth = bitDepth
         self.keywords = keywords
+        self.iccProfile = iccProfile
+        self.xmp = xmp
+        self.iptc = iptc
     }
 }
 
@@ -65,6 +75,9 @@ public struct StackResult: Sendable {
         encode.exif = format == .jpeg ? metadata.exif : nil
         encode.keywords = format == .fits ? metadata.keywords : []
         encode.threads = threads ?? options.threads
+        encode.iccProfile = metadata.iccProfile
+        encode.xmp = metadata.xmp
+        encode.iptc = metadata.iptc
         return encode
     }
 
