@@ -65,14 +65,15 @@ public struct StackResult: Sendable {
 
     /// How the image is encoded at `path`: the format its extension names
     /// (JPEG when none does), at the depth nearest to `depth` that the
-    /// format has (default: the reference's), with the reference's EXIF in
-    /// a JPEG and its keywords in a FITS file.
+    /// format has (default: the reference's), with the reference's EXIF,
+    /// ICC profile, XMP and IPTC in every format but FITS (each format keeps
+    /// what it can hold: see `EncodeOptions`) and its keywords in a FITS file.
     public func encodeOptions(for path: some FilePathConvertible, quality: Int = 95, depth: Int? = nil,
                               threads: Int? = nil) -> EncodeOptions {
         let format = ImageFormat.fromExtension(of: path) ?? .jpeg
         var encode = EncodeOptions(quality: quality)
         encode.bitDepth = format.bitDepth(nearestTo: depth ?? metadata.bitDepth)
-        encode.exif = format == .jpeg ? metadata.exif : nil
+        encode.exif = format == .fits ? nil : metadata.exif
         encode.keywords = format == .fits ? metadata.keywords : []
         encode.threads = threads ?? options.threads
         encode.iccProfile = metadata.iccProfile
