@@ -438,23 +438,20 @@ extension HEIFCodec {
               Int(stride) >= width * (deep ? 6 : 3) else {
             throw StackerError.writeFailed(path: path, reason: "cannot allocate the HEIF image")
         }
-        let planes = image.channels == 3 ? [0, 1, 2] : [0, 0, 0]
-        let full: Float = deep ? 1023 : 255
-        for y in 0..<height {
-            let row = base + y * Int(stride)
-            for (c, p) in planes.enumerated() {
-                let source = image.planes[p]
-                for x in 0..<width {
-                    let v = source[x, y]
-                    let q = v.isNaN ? 0 : Int((min(max(v, 0), 1) * full).rounded())
-                    if deep {
-                        row[6 * x + 2 * c] = UInt8(q & 0xFF)
-                        row[6 * x + 2 * c + 1] = UInt8(q >> 8)
-                    } else {
-                        row[3 * x + c] = UInt8(q)
-                    }
-                }
+        let rgb = image.channels == 3 ? image : Image(width: width, height: height, planes: Array(repeating: image.planes[0], count: 3))
+        let rowBytes = width * (deep ? 6 : 3)
+        func copyRows(_ samples: UnsafeRawBufferPointer) {
+            for y in 0..<height {
+                UnsafeMutableRawPointer(base + y * Int(stride))
+                    .copyMemory(from: samples.baseAddress! + y * rowBytes, byteCount: rowBytes)
             }
+        }
+        if deep {
+            // Little-endian 10-bit values in 16-bit words (RRGGBB_LE).
+            PixelConversion.interleaved(rgb) { UInt16(PixelConversion.clamp($0) * 1023 + 0.5).littleEndian }
+                .withUnsafeBytes(copyRows)
+        } else {
+            PixelConversion.interleaved8(rgb).withUnsafeBytes(copyRows)
         }
         return picture
     }
