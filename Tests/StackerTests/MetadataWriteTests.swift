@@ -151,6 +151,15 @@ struct MetadataWriteTests {
         return reader.unsigned(entry)
     }
 
+    /// The chroma format (1 = 4:2:0, 3 = 4:4:4) and luma bit depth a HEIC
+    /// file's HEVC configuration (`hvcC` box) states, or nil.
+    static func hevcConfiguration(_ b: [UInt8]) -> (chroma: Int, lumaBits: Int)? {
+        let type = Array("hvcC".utf8)
+        guard let at = (4..<max(4, b.count - 24)).first(where: { b[$0..<($0 + 4)].elementsEqual(type) }) else { return nil }
+        let p = at + 4  // version, profile (1 + 1 + 4 + 6 bytes), level, segmentation (2), parallelism, chroma, bit depths
+        return (Int(b[p + 16] & 3), Int(b[p + 17] & 7) + 8)
+    }
+
     // MARK: Reading the files back, with other tools
 
     /// The path of `name` when installed.
@@ -424,9 +433,12 @@ struct MetadataWriteTests {
             #expect(tags == ["Display P3", "Canon", "96", "Harbour at dusk"], "exiftool read \(tags)")
             #expect(try Self.exiftoolICC(path) == options.iccProfile)
         }
+        let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Self.hevcConfiguration(written)! == (3, 8), "quality 90: 4:4:4, 8-bit")
         // Quality is honoured: a lower quality gives a smaller file and a lower PSNR.
         options.quality = 50
         let low = try ImageFile.encode(image, format: .heif, options: options)
+        #expect(Self.hevcConfiguration(low)! == (1, 8), "quality 50: 4:2:0")
         let lowPSNR = ImageMetrics.psnr(try ImageFile.decode(bytes: low).image, image)
         let size = try Data(contentsOf: URL(fileURLWithPath: path)).count
         print("HEIC q50 4:2:0: \(lowPSNR) dB, \(low.count) bytes against \(size) at q90")
@@ -436,8 +448,14 @@ struct MetadataWriteTests {
     @Test("HEIC output at --depth 16 is 10-bit and reads back as 16-bit, finer than the 8-bit one; a gray image comes back gray in R, G and B")
     func heicTenBit() throws {
         let image = IOFixtures.smooth(width: 64, height: 64, channels: 3, seed: 10)
-        let eight = try ImageFile.decode(bytes: ImageFile.encode(image, format: .heif, options: EncodeOptions(quality: 95, bitDepth: 8)))
-        let ten = try ImageFile.decode(bytes: ImageFile.encode(image, format: .heif, options: EncodeOptions(quality: 95, bitDepth: 16)))
+        let eightBytes = try ImageFile.encode(image, format: .heif, options: EncodeOptions(quality: 95, bitDepth: 8))
+        let tenBytes = try ImageFile.encode(image, format: .heif, options: EncodeOptions(quality: 95, bitDepth: 16))
+        #expect(Self.hevcConfiguration(eightBytes)! == (3, 8) && Self.hevcConfiguration(tenBytes)! == (3, 10))
+        let low = try ImageFile.encode(image, format: .heif, options: EncodeOptions(quality: 60, bitDepth: 16))
+        #expect(Self.hevcConfiguration(low)! == (1, 10), "quality 60 at depth 16: 4:2:0, 10-bit")
+        #expect(try ImageFile.decode(bytes: low).bitDepth == 16)
+        let eight = try ImageFile.decode(bytes: eightBytes)
+        let ten = try ImageFile.decode(bytes: tenBytes)
         #expect(eight.bitDepth == 8 && ten.bitDepth == 16)
         let p8 = ImageMetrics.psnr(eight.image, image), p10 = ImageMetrics.psnr(ten.image, image)
         print("HEIC q95: 8-bit \(p8) dB, 10-bit \(p10) dB against the input")
