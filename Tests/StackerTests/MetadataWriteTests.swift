@@ -489,14 +489,15 @@ struct MetadataWriteTests {
 
     // MARK: End to end
 
-    @Test("a Display P3 HEIC burst keeps the identical profile in JPEG, PNG, TIFF and HEIC outputs, and the EXIF with orientation 1 and the output's size")
-    func burstKeepsProfile() throws {
+    @Test("a Display P3 HEIC burst keeps the identical profile (596 B, and 197 KB: four JPEG segments) in JPEG, PNG, TIFF and HEIC outputs, and the EXIF with orientation 1 and the output's size",
+          arguments: ["display-p3.icc", "display-p3-large.icc"])
+    func burstKeepsProfile(profileName: String) throws {
         var config = SceneConfig.street
         config.width = 160; config.height = 120; config.frameCount = 4; config.seed = 31
         let scene = SceneGenerator.render(config)
         let folder = try Self.folder("burst")
         defer { TestFiles.remove(folder) }
-        let profile = try Self.smallP3
+        let profile = try Self.profile(profileName)
         // The burst, written by our HEIC encoder with the profile and a camera's EXIF.
         var options = EncodeOptions(quality: 95, exif: Self.cameraEXIF(width: 4000, height: 3000))
         options.iccProfile = profile
