@@ -223,6 +223,14 @@ struct MetadataWriteTests {
         #expect(EXIFFields(tiff: wide).pixelX == 70_000)
         #expect(Self.tiffNumber(wide, tag: 0x0100) == 70_000 && Self.tiffNumber(wide, tag: 0x0101) == 3)
 
+        // forOutput also sets the orientation to 1, and only that besides the sizes.
+        let turned = IOFixtures.tiff(orientation: 6, littleEndian: true)
+        #expect(EXIF.orientation(tiffFile: EXIF.forOutput(turned, width: 5, height: 5)) == 1)
+        #expect(EXIF.forOutput(turned, width: 5, height: 5) == EXIF.forOutput(EXIF.read(jpeg: IOFixtures.splicingAPP1(
+            EXIF.header + turned, into: try ImageFile.encode(IOFixtures.smooth(width: 8, height: 8, channels: 1, seed: 2),
+                                                             format: .jpeg))).tiff!, width: 5, height: 5))
+        #expect(EXIF.forOutput(original, width: 4000, height: 6000) == rewritten)
+
         // A block without an EXIF IFD, a malformed one and garbage come back as they were.
         let plain = IOFixtures.tiff(orientation: 1, littleEndian: false)
         #expect(EXIF.withDimensions(plain, width: 10, height: 10) == plain)
@@ -303,6 +311,13 @@ struct MetadataWriteTests {
         let segments = Self.jpegSegments(jpeg)
         #expect(!segments.contains { $0.marker == 0xE1 || $0.marker == 0xED })
         #expect(Self.jpegICC(jpeg)?.profile == options.iccProfile)
+        // An ICC profile is split into 65 519-byte pieces, at most 255 of them.
+        let chunk = JPEGMetadataSegments.iccChunkSize
+        #expect(chunk == 65_519)
+        let split = JPEGMetadataSegments.iccSegments([UInt8](repeating: 9, count: 2 * chunk + 1))
+        #expect(Self.jpegICC([0xFF, 0xD8] + split + [0xFF, 0xDA])?.segments == 3)
+        #expect(JPEGMetadataSegments.iccSegments([UInt8](repeating: 9, count: 255 * chunk)).count == 255 * chunk + 255 * 18)
+        #expect(JPEGMetadataSegments.iccSegments([UInt8](repeating: 9, count: 255 * chunk + 1)).isEmpty)
         // The largest that fit are kept.
         options.xmp = [UInt8](repeating: 0x20, count: 65_504)
         options.iptc = [UInt8](repeating: 0x1C, count: 65_506)

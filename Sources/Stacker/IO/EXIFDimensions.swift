@@ -1,6 +1,6 @@
-/// Rewriting the size an EXIF block states, for an output whose size is
-/// not the reference file's stored one (an orientation applied, a crop, a
-/// drizzle scale).
+/// Rewriting the orientation and size an EXIF block states, for an output
+/// that is stored upright and whose size is not the reference file's stored
+/// one (an orientation applied, a crop, a drizzle scale).
 extension EXIF {
     /// Tags that state a size: ImageWidth and ImageLength in IFD0,
     /// PixelXDimension and PixelYDimension in the EXIF sub-IFD.
@@ -8,6 +8,15 @@ extension EXIF {
     static let pixelXDimensionTag = 0xA002, pixelYDimensionTag = 0xA003
     /// The tag in IFD0 whose value is the EXIF sub-IFD's offset.
     static let exifIFDTag = 0x8769
+
+    /// `tiff` (an EXIF TIFF block) made true of an output image of `width`
+    /// × `height` pixels, stored upright: Orientation 1 (where the tag is
+    /// present) and the sizes of `withDimensions`.
+    static func forOutput(_ tiff: [UInt8], width: Int, height: Int) -> [UInt8] {
+        var upright = tiff
+        if let found = TIFFReader(tiff)?.orientation(), let entry = found { entry.patch(&upright, to: 1) }
+        return withDimensions(upright, width: width, height: height)
+    }
 
     /// `tiff` (an EXIF TIFF block) with every size it states set to `width`
     /// × `height`: ImageWidth/ImageLength in IFD0 and

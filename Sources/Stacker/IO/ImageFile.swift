@@ -122,8 +122,9 @@ public struct EncodeOptions: Sendable {
     /// this is 16 or 32, else 8. JPEG is always 8-bit.
     public var bitDepth: Int
     /// EXIF payload (TIFF block) to embed in the output, or nil; its
+    /// Orientation is set to 1 (the pixels are written upright) and its
     /// ImageWidth/ImageLength and PixelXDimension/PixelYDimension, where
-    /// present, are set to the image's size (`EXIF.withDimensions`). JPEG:
+    /// present, to the image's size (`EXIF.forOutput`). JPEG:
     /// an APP1 segment right after SOI (dropped when larger than the 65 527
     /// bytes a segment can hold); PNG: an eXIf chunk; HEIC: an `Exif` item;
     /// TIFF: its common entries rewritten into the file's own directories
@@ -406,9 +407,9 @@ public enum ImageFile: Sendable {
         guard image.width > 0 && image.height > 0 else {
             throw StackerError.invalidInput(path: path, reason: "cannot encode an empty image")
         }
-        // The EXIF states the output's size, not the reference file's.
+        // The EXIF states the output's size and orientation, not the reference file's.
         let metadata = EmbeddedMetadata(
-            exif: options.exif.map { EXIF.withDimensions($0, width: image.width, height: image.height) },
+            exif: options.exif.map { EXIF.forOutput($0, width: image.width, height: image.height) },
             icc: options.iccProfile, xmp: options.xmp, iptc: options.iptc)
         switch format {
         case .jpeg:
