@@ -368,6 +368,11 @@ extension HEIFCodec {
     /// - `quality` 1…100 is x265's lossy quality (`heif_encoder_set_lossy_quality`);
     ///   chroma is kept at full resolution (4:4:4, x265's `chroma` parameter)
     ///   at quality ≥ 90 and subsampled 4:2:0 below, as for JPEG.
+    /// - x265's preset is `medium`, not libheif's default `slow`: measured
+    ///   with heif-enc at quality 95, 4:4:4, on a 12 MP gradient it took
+    ///   11.6 s instead of 25.1 s for 64.1 dB instead of 62.7 dB and 17 %
+    ///   more bytes; on a 640×427 street frame 0.79 s instead of 1.77 s,
+    ///   56.2 dB instead of 55.9 dB, 8 % more bytes.
     /// - `bitDepth` 16 or 32 writes 10-bit samples (the deepest HEVC Main
     ///   4:4:4 10 that phones and cameras decode); anything else 8-bit.
     ///   A gray image is written as R = G = B.
@@ -389,6 +394,7 @@ extension HEIFCodec {
         let coding = try HEIFEncodingContext(path: path)
         try checkWrite(heif_encoder_set_lossy_quality(coding.encoder, Int32(quality)), path: path)
         try checkWrite(heif_encoder_set_parameter_string(coding.encoder, "chroma", quality >= 90 ? "444" : "420"), path: path)
+        try checkWrite(heif_encoder_set_parameter_string(coding.encoder, "preset", "medium"), path: path)
         let picture = try pixels(of: image, deep: deep, path: path)
         if let icc = metadata.icc {
             try checkWrite(icc.withUnsafeBytes { heif_image_set_raw_color_profile(picture.raw, "prof", $0.baseAddress, $0.count) },
