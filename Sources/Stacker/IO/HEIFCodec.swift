@@ -129,7 +129,8 @@ private final class HEIFDecodedImage {
 }
 
 /// HEIF-family reading through libheif: HEIC (HEVC), HEIF, Sony/Canon HIF
-/// and AVIF (AV1). The only file that imports `CHEIF`; no C type leaves it.
+/// and AVIF (AV1); and HEIC writing (`encode`, x265). The only file that
+/// imports `CHEIF`; no C type leaves it.
 ///
 /// Contract:
 /// - A file's frames are its top-level images in file order (a burst saved

@@ -164,7 +164,8 @@ public struct EncodeOptions: Sendable {
 }
 
 /// Reading and writing image files (JPEG through TurboJPEG, PNG through
-/// libpng, TIFF through libtiff, FITS through cfitsio). All functions are
+/// libpng, TIFF through libtiff, FITS through cfitsio, HEIF through libheif:
+/// the family read, HEIC written). All functions are
 /// thread-safe; each call uses its own codec state.
 ///
 /// Reading detects the format from the file's first bytes, not its name.
