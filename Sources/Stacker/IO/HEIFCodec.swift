@@ -374,8 +374,10 @@ extension HEIFCodec {
     ///   11.6 s instead of 25.1 s for 64.1 dB instead of 62.7 dB and 17 %
     ///   more bytes; on a 640×427 street frame 0.79 s instead of 1.77 s,
     ///   56.2 dB instead of 55.9 dB, 8 % more bytes.
-    /// - `bitDepth` 16 or 32 writes 10-bit samples (the deepest HEVC Main
-    ///   4:4:4 10 that phones and cameras decode); anything else 8-bit.
+    ///   4:4:4 needs an HEVC Range Extensions decoder (libheif's libde265
+    ///   has one); players built for phone photos, which are 4:2:0 Main or
+    ///   Main 10, may not open it: quality 89 or below writes 4:2:0.
+    /// - `bitDepth` 16 or 32 writes 10-bit samples; anything else 8-bit.
     ///   A gray image is written as R = G = B.
     /// - `metadata`: the ICC profile as a `colr` box of type `prof`, the
     ///   EXIF (a TIFF block) as an `Exif` item, the XMP as a `mime` item.
