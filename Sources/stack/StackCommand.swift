@@ -19,8 +19,8 @@ struct StackCommand {
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
-                   help: "output .jpg/.jpeg, .png, .tif/.tiff or .fits/.fit/.fts (default: stacked.<ext of first frame>, never replacing a file)"),
-        OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG quality (default: 95)"),
+                   help: "output .jpg/.jpeg, .png, .tif/.tiff, .heic/.heif/.hif or .fits/.fit/.fts (default: stacked.<ext of first frame>, never replacing a file)"),
+        OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG and HEIC quality (default: 95)"),
         OptionSpec(names: ["--depth"], valueName: "8|16|32f",
                    help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: 8 for JPEG; for PNG, TIFF and FITS 16, or 32f when the reference frame is float)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
@@ -226,7 +226,7 @@ struct StackCommand {
         if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
             guard let format = ImageFormat.fromExtension(of: v) else {
-                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
+                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts)")
             }
             try checkDepth(s.depth, format: format)
             s.output = v
@@ -237,7 +237,7 @@ struct StackCommand {
         }
         if let v = args.values["--before-after"] {
             guard ImageFormat.fromExtension(of: v) != nil else {
-                throw UsageError(description: "--before-after '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
+                throw UsageError(description: "--before-after '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts)")
             }
             s.beforeAfter = v
         }
@@ -258,14 +258,14 @@ struct StackCommand {
         }
     }
 
-    /// Refuses a `--depth` the output format cannot hold (16 needs PNG, TIFF
-    /// or FITS; 32f needs TIFF or FITS).
+    /// Refuses a `--depth` the output format cannot hold (16 needs PNG, TIFF,
+    /// HEIC or FITS; 32f needs TIFF or FITS).
     static func checkDepth(_ depth: Int?, format: ImageFormat) throws {
         guard let depth, !format.bitDepths.contains(depth) else { return }
         if depth == 32 {
             throw UsageError(description: "--depth 32f needs a .tif, .tiff or .fits output (float samples)")
         }
-        throw UsageError(description: "--depth \(depth) needs a .png, .tif, .tiff or .fits output; JPEG is 8-bit")
+        throw UsageError(description: "--depth \(depth) needs a .png, .tif, .tiff, .heic or .fits output; JPEG is 8-bit")
     }
 }
 
