@@ -17,14 +17,17 @@ struct Combiner {
     }
     private var state: State
     private let width: Int, height: Int
+    /// Whether `finish` also gives the rejection map (RGB or grey stores only).
+    private let makesRejectionMap: Bool
 
     /// A combiner for `frameCount` frames as `plan` lays it out; frame
     /// stores spill to `temporaryDirectory`. The average's frames come
     /// through `add(_:threads:)`, a robust kernel's through `frameStores`.
     init(plan: StackPlan.Combination, width: Int, height: Int, channels: Int, frameCount: Int,
-         temporaryDirectory: FilePath) throws {
+         temporaryDirectory: FilePath, makesRejectionMap: Bool = false) throws {
         self.width = width
         self.height = height
+        self.makesRejectionMap = makesRejectionMap
         func store(_ layout: StackPlan.StoreLayout) throws -> any RobustFrameStore {
             try Self.robustStore(deferred: layout.deferred, width: layout.width, height: layout.height,
                                  channels: layout.channels, frameCount: frameCount, depth: layout.depth,
@@ -112,7 +115,21 @@ struct Combiner {
     /// The combiner is emptied as it goes: each accumulator or frame store
     /// gives its memory back once read, so the output's buffers reuse it.
     /// `warpShare` is the part of the work spent warping (deferred warps).
-    mutating func finish(weights: [Float], threads: Int) throws -> (image: Image, warpShare: Double) {
+    /// With `makesRejectionMap` the map comes too (nil otherwise).
+    mutating func finish(weights: [Float], threads: Int) throws
+        -> (image: Image, warpShare: Double, rejectionMap: RejectionMap?) {
+        if makesRejectionMap, case .robust(let store as FrameStore, let kernel) = state {
+            state = .folding
+            defer { store.removeAll() }
+            let r = try store.reduceWithRejectionMap(kernel, weights: weights, threads: threads)
+            return (r.image, 0, RejectionMap(low: r.rejectedLow, high: r.rejectedHigh))
+        }
+        let (image, warpShare) = try finishImage(weights: weights, threads: threads)
+        return (image, warpShare, nil)
+    }
+
+    /// `finish` without a rejection map.
+    private mutating func finishImage(weights: [Float], threads: Int) throws -> (image: Image, warpShare: Double) {
         // Each case empties `state` first, so its bindings hold the only
         // references and emptying them frees the memory.
         switch state {

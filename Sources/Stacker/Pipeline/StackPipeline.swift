@@ -46,7 +46,8 @@ enum StackPipeline {
         // decode would contend with their allocations.
         var combiner = try Combiner(plan: plan.combination, width: reference.width, height: reference.height,
                                     channels: reference.channels, frameCount: sources.count,
-                                    temporaryDirectory: options.temporaryDirectory)
+                                    temporaryDirectory: options.temporaryDirectory,
+                                    makesRejectionMap: plan.makesRejectionMap)
         let registration = Latch<RegistrationSetup>()
         // Released once its luma is made; the worker that prepares the
         // reference holds the other reference to it, and frees it with it.
@@ -72,9 +73,12 @@ enum StackPipeline {
         // before the reduce allocates its output, which then reuses that memory.
         registration.release()
         if let warning = preparer.tinyScaleWarning { collector.warnings.append(warning) }
-        let image = try combining(collector.reports, with: &combiner, threads: threads, clock: clock, progress: progress)
-        return StackResult(image: image, frames: collector.reports, referenceIndex: options.referenceIndex,
-                           metadata: carried, options: options, timings: clock.reading, warnings: collector.warnings)
+        let (image, map) = try combining(collector.reports, with: &combiner, threads: threads, clock: clock,
+                                         progress: progress)
+        var result = StackResult(image: image, frames: collector.reports, referenceIndex: options.referenceIndex,
+                                 metadata: carried, options: options, timings: clock.reading, warnings: collector.warnings)
+        result.rejectionMap = map
+        return result
     }
 
     /// Checks what can be checked before any frame is read.
@@ -91,6 +95,12 @@ enum StackPipeline {
         }
         if let given = options.givenTransforms, given.count != frameCount {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(frameCount) frames")
+        }
+        if let reason = options.rejection?.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        if options.makesRejectionMap && options.rejection == nil && options.mode != .sigmaClip {
+            throw StackerError.invalidInput(path: "", reason: "a rejection map needs a rejecting stack (a rejection algorithm or sigma-clip), not \(options.mode.rawValue)")
         }
         if let index = options.excludedFrames.keys.first(where: { !(0..<frameCount).contains($0) || $0 == options.referenceIndex }) {
             throw StackerError.invalidInput(path: "", reason: index == options.referenceIndex
@@ -146,7 +156,8 @@ enum StackPipeline {
     /// Reduces the combiner to the stacked image, once at least two frames
     /// were used (`reports`: every frame's record).
     private static func combining(_ reports: [FrameReport], with combiner: inout Combiner, threads: Int,
-                                  clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws -> Image {
+                                  clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws
+        -> (image: Image, rejectionMap: RejectionMap?) {
         let used = reports.filter(\.used).count
         guard used >= 2 else {
             let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
@@ -157,7 +168,7 @@ enum StackPipeline {
         let (finished, seconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
         // Deferred warps run inside the reduce: their share of its wall time counts as warp.
         clock.addFused(seconds, warpShare: finished.warpShare)
-        return finished.image
+        return (finished.image, finished.rejectionMap)
     }
 
     /// For every frame named again (the same file after resolving `.`,

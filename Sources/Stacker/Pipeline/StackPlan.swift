@@ -49,6 +49,8 @@ struct StackPlan: Sendable, Equatable {
     var measuresBackground: Bool
     /// Whether frames are weighted by their inverse noise variance.
     var weightsByNoise: Bool
+    /// Whether the reduce also gives the rejection map.
+    var makesRejectionMap: Bool
 
     /// The form the reference is decoded in, which the options alone decide.
     /// JPEG frames stay 8-bit until the warp unless calibration or
@@ -58,7 +60,9 @@ struct StackPlan: Sendable, Equatable {
     /// more than RGB); the mode clusters RGB colours.
     static func referenceForm(_ options: StackOptions) -> DecodedFrame.Form {
         guard keepsBytes(options) else { return .floats }
-        guard options.stackInYCbCr else { return .bytes }
+        // A rejection map is made per pixel of the RGB grid.
+        guard options.stackInYCbCr, !options.makesRejectionMap else { return .bytes }
+        if options.rejection != nil { return .ycbcr(factor: 2) }
         switch options.mode {
         case .mode: return .bytes
         case .average: return .ycbcr(factor: nil)
@@ -84,7 +88,9 @@ struct StackPlan: Sendable, Equatable {
         // the kernel reduces them: no warped copy of the burst is stored.
         let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
             ?? (options.alignment == .translation || options.alignment == .none)
-        let deferWarps = keepBytes && translationsOnly
+        // A rejection map is made by the frame store's reduce (not deferred).
+        let deferWarps = keepBytes && translationsOnly && !options.makesRejectionMap
+        makesRejectionMap = options.makesRejectionMap
         combination = Self.combination(options: options, reference: reference, depth: depth,
                                        deferWarps: deferWarps, frameCount: frameCount)
     }
@@ -99,6 +105,15 @@ struct StackPlan: Sendable, Equatable {
 
     /// The kernel for `options.mode`, nil for the average.
     static func robustKernel(_ options: StackOptions) -> RobustKernel? {
+        switch options.rejection {
+        case .sigma(let low, let high, let iterations):
+            // Today's sigma-clip kernel, so `--reject sigma` gives its bytes.
+            return .sigmaClip(kappaLow: low, kappaHigh: high, maxIterations: iterations)
+        case let algorithm?:
+            return .rejection(algorithm)
+        case nil:
+            break
+        }
         switch options.mode {
         case .average: return nil
         case .median: return .median

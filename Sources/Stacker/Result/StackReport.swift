@@ -20,6 +20,9 @@ public struct StackReport: Sendable {
         var out = "{\n"
         out += "  \"version\": 1,\n"
         out += "  \"mode\": \(JSONText.string(options.mode.rawValue)),\n"
+        if let rejection = options.rejection {
+            out += "  \"reject\": \(JSONText.string(rejection.name.rawValue)),\n"
+        }
         out += "  \"align\": \(JSONText.string(options.alignment.rawValue)),\n"
         out += "  \"reference\": \(result.referenceIndex),\n"
         out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"
