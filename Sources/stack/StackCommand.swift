@@ -35,7 +35,7 @@ struct StackCommand {
         OptionSpec(names: ["--reject"], valueName: "algorithm",
                    help: "reject outliers per pixel, then take the (weighted) mean of what is kept: percentile | sigma | mad | winsorized | linear-fit | gesd; sigma is --mode sigma-clip (see README for which suits how many frames)"),
         OptionSpec(names: ["--reject-low"], valueName: "k",
-                   help: "--reject: the bound below the centre: κ in σ (sigma, mad, winsorized: 3; linear-fit: 5) or, for percentile, a fraction of the median (0.2)"),
+                   help: "--reject: the bound below the centre: κ in robust σ (default: 3) or, for percentile, a fraction of the median (default: 0.2)"),
         OptionSpec(names: ["--reject-high"], valueName: "k",
                    help: "--reject: the bound above, as --reject-low (percentile: 0.1)"),
         OptionSpec(names: ["--gesd-outliers"], valueName: "fraction",
@@ -44,6 +44,8 @@ struct StackCommand {
                    help: "--reject gesd: the test's significance, 0 to 1 (default: 0.05)"),
         OptionSpec(names: ["--rejection-map"], valueName: "file",
                    help: "with --reject or --mode sigma-clip, also write per pixel the fraction of frames rejected low (red) and high (green): .png/.tif (16-bit RGB) or .fits (3-plane float cube, third plane 0)"),
+        OptionSpec(names: ["--keep"], valueName: "N|P%",
+                   help: "stack only the best N frames, or P% of them, by registration score (star alignment: smallest star FWHM); the others are listed in the report with the cut-off (default: all)"),
         OptionSpec(names: ["--bias"], valueName: "file|folder",
                    help: "bias frames: a master, or raw frames (repeat the option, or name a folder) combined per pixel"),
         OptionSpec(names: ["--dark"], valueName: "file|folder",
@@ -177,6 +179,8 @@ struct StackCommand {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
             "unknown --debayer '\($0)' (expected bilinear)" }) { o.debayer = d }
+        if let k = try args.value("--keep", parseKeep, else: {
+            "--keep needs a frame count ≥ 1 or a percentage above 0 and at most 100 such as 80%, got '\($0)'" }) { o.keep = k }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
     }
@@ -220,6 +224,19 @@ struct StackCommand {
             s.rejectionMap = v
             s.options.makesRejectionMap = true
         }
+    }
+
+    /// `--keep N` (a count ≥ 1) or `--keep P%` (0 < P ≤ 100).
+    private static func parseKeep(_ v: String) -> FrameSelection? {
+        let selection: FrameSelection
+        if v.hasSuffix("%") {
+            guard let p = Double(v.dropLast()) else { return nil }
+            selection = .percent(p)
+        } else {
+            guard let n = Int(v) else { return nil }
+            selection = .count(n)
+        }
+        return selection.invalidReason == nil ? selection : nil
     }
 
     /// `--cfa auto|none|PATTERN` (the pattern in any case).

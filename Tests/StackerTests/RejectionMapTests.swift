@@ -94,3 +94,43 @@ struct RejectionMapTests {
         }
     }
 }
+
+/// `FrameSelection`: which frames `--keep` keeps, as a pure choice over records.
+@Suite("Frame selection by quality")
+struct FrameSelectionTests {
+    static func reports(scores: [Double], fwhm: [Double?]? = nil) -> [FrameReport] {
+        scores.enumerated().map { i, s in
+            var r = FrameReport(path: "f\(i)", score: s, used: true)
+            r.fwhm = fwhm?[i]
+            return r
+        }
+    }
+
+    @Test("the best by score are kept, the reference always, and the cut-off is the worst kept")
+    func byScore() {
+        let r = Self.reports(scores: [0.2, 0.9, 0.5, 0.7, 0.1])
+        let o = FrameSelection.count(3).select(r, referenceIndex: 0, usesStars: false)!
+        // The reference (0.2) stays; the two best others are 0.9 and 0.7.
+        #expect(o.dropped.map(\.index) == [2, 4] && o.cutoff == 0.7 && o.kept == 3 && o.measure == .score)
+        #expect(FrameSelection.percent(100).select(r, referenceIndex: 0, usesStars: false) == nil)
+        #expect(FrameSelection.percent(50).keptCount(of: 5) == 3)
+        #expect(FrameSelection.percent(1).keptCount(of: 5) == 1)
+    }
+
+    @Test("star runs rank by FWHM, smaller first, when every used frame has one; unused frames are not ranked")
+    func byFWHM() {
+        var r = Self.reports(scores: [1, 1, 1, 1], fwhm: [2.0, 3.5, 2.2, 5.0])
+        r[1].used = false
+        let o = FrameSelection.count(2).select(r, referenceIndex: 0, usesStars: true)!
+        #expect(o.measure == .fwhm && o.dropped.map(\.index) == [3] && o.cutoff == 2.2)
+    }
+
+    @Test("bad counts and percentages are named")
+    func invalid() {
+        #expect(FrameSelection.count(0).invalidReason != nil)
+        #expect(FrameSelection.percent(150).invalidReason != nil)
+        #expect(FrameSelection.percent(0).invalidReason != nil)
+        #expect(FrameSelection.percent(.nan).invalidReason != nil)
+        #expect(FrameSelection.count(1).invalidReason == nil)
+    }
+}

@@ -59,7 +59,7 @@ extension FrameStore {
         -> (image: Image, rejectedLow: Plane, rejectedHigh: Plane) {
         switch kernel {
         case .sigmaClip, .rejection: break
-        case .median, .mode:
+        case .median, .mode, .mean:
             throw StackerError.invalidInput(path: "", reason: "a rejection map needs a rejecting kernel (sigma-clip or the rejection family)")
         }
         let r = try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit,
@@ -134,7 +134,7 @@ extension FrameStore {
     static func network(for kernel: RobustKernel, frameCount: Int, limit: Int) -> SortingNetwork? {
         switch kernel {
         case .median, .sigmaClip: return frameCount <= limit ? SortingNetwork(count: frameCount) : nil
-        case .mode, .rejection: return nil
+        case .mode, .rejection, .mean: return nil
         }
     }
 }
@@ -253,7 +253,7 @@ struct StripJob: @unchecked Sendable {
                     return reduceRowSelecting(y, scratch, as: T.self)
                 case .sigmaClip where equalWeights:
                     return reduceRowSelecting(y, scratch, as: T.self)
-                case .sigmaClip, .mode, .rejection:
+                case .sigmaClip, .mode, .rejection, .mean:
                     break
                 }
             }
@@ -408,7 +408,7 @@ struct StripJob: @unchecked Sendable {
                         let k = Int(covered[l])
                         out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
                     }
-                case .mode, .rejection:
+                case .mode, .rejection, .mean:
                     // Not reached: these take the scalar path.
                     for l in 0..<lanes { out[l] = 0 }
                 }
@@ -440,7 +440,7 @@ struct StripJob: @unchecked Sendable {
                 _ = ModeCluster.reduce(samples: s.values, count: k, channels: c, weights: s.weights,
                                        tolerance: tolerance, output: s.pixelOut, scratch: s.mode)
                 for ch in 0..<c { outputs[ch][pixel] = s.pixelOut[ch] }
-            case .median, .sigmaClip, .rejection:
+            case .median, .sigmaClip, .rejection, .mean:
                 var low = 0, high = 0
                 for ch in 0..<c {
                     k = 0
@@ -462,6 +462,8 @@ struct StripJob: @unchecked Sendable {
                         let r = algorithm.reject(values: values, weights: weights)
                         value = r.value
                         low += r.rejectedLow; high += r.rejectedHigh
+                    case .mean:
+                        value = Self.weightedMean(values, weights)
                     default:
                         value = Median.inPlace(values)
                     }
@@ -475,6 +477,18 @@ struct StripJob: @unchecked Sendable {
             }
             countOut[x] = Float(k)
         }
+    }
+
+    /// Σwx / Σw over `values` (the plain mean when the weights sum to 0; 0
+    /// for no values), in doubles.
+    static func weightedMean(_ values: UnsafeMutableBufferPointer<Float>,
+                             _ weights: UnsafeMutableBufferPointer<Float>) -> Float {
+        var sw = 0.0, swx = 0.0, sx = 0.0
+        for i in values.indices {
+            let w = Double(weights[i]), x = Double(values[i])
+            sw += w; swx += w * x; sx += x
+        }
+        return values.isEmpty ? 0 : Float(sw > 0 ? swx / sw : sx / Double(values.count))
     }
 
     /// Reads `bytes` from `p` once in order, one load per cache line, so

@@ -19,6 +19,10 @@ public enum RobustKernel: Sendable, Equatable {
     /// mean of the kept samples. Reduced one pixel at a time (a sort per
     /// pixel and channel). See `RejectionAlgorithm`.
     case rejection(RejectionAlgorithm)
+    /// The weighted mean of every covered sample, from the store: the
+    /// average of a run that drops frames after they are stored (`--keep`).
+    /// Per pixel and channel, in input order, in doubles.
+    case mean
 
     /// Mode with the default tolerance (`ModeCluster.defaultTolerance`).
     public static var mode: RobustKernel { .mode(tolerance: ModeCluster.defaultTolerance) }
@@ -32,7 +36,7 @@ public enum RobustKernel: Sendable, Equatable {
     /// Checks the parameters; `nil` when valid, else a sentence saying what is wrong.
     public var invalidReason: String? {
         switch self {
-        case .median:
+        case .median, .mean:
             return nil
         case .mode(let tolerance):
             guard tolerance.isFinite, tolerance > 0 else {

@@ -71,6 +71,20 @@ struct Combiner {
         }
     }
 
+    /// Leaves frame `index` out of the combination, when it is held in a
+    /// frame store (robust kernels, and the average under `--keep`).
+    /// - Precondition: not a streaming average, which cannot take a frame back.
+    func drop(frame index: Int) {
+        switch state {
+        case .robust(let store, _): store.drop(frame: index)
+        case .robustYCbCr(let luma, let chroma, _, _):
+            luma.drop(frame: index)
+            chroma.drop(frame: index)
+        case .average, .averageYCbCr, .folding:
+            preconditionFailure("Combiner.drop: a streaming average cannot leave a frame out")
+        }
+    }
+
     /// One frame for the average's fold: the frame (RGB, or Y), its Cb, Cr
     /// when the average works on Y, Cb, Cr, its weight and its gains.
     struct FoldFrame {
@@ -181,6 +195,8 @@ protocol RobustFrameStore: AnyObject, Sendable {
         -> (image: Image, warpShare: Double)
     /// Drops every frame and gives the memory back.
     func removeAll()
+    /// Drops frame `index`: it covers no pixel from now on.
+    func drop(frame index: Int)
 }
 
 extension FrameStore: RobustFrameStore {

@@ -65,6 +65,10 @@ public struct StackOptions: Sendable {
     /// as RGB (not Y, Cb, Cr), warped as they are stored, and reduced one
     /// pixel at a time.
     public var makesRejectionMap = false
+    /// Keep only the best frames by quality (`--keep`), nil = all. With the
+    /// average, the frames are then kept in a frame store (as the robust
+    /// modes do) so the dropped ones can leave it before the combination.
+    public var keep: FrameSelection?
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
     /// Known transforms (frame → reference), one per input frame, used

@@ -73,12 +73,36 @@ enum StackPipeline {
         // before the reduce allocates its output, which then reuses that memory.
         registration.release()
         if let warning = preparer.tinyScaleWarning { collector.warnings.append(warning) }
-        let (image, map) = try combining(collector.reports, with: &combiner, threads: threads, clock: clock,
-                                         progress: progress)
-        var result = StackResult(image: image, frames: collector.reports, referenceIndex: options.referenceIndex,
-                                 metadata: carried, options: options, timings: clock.reading, warnings: collector.warnings)
+        var reports = collector.reports, warnings = collector.warnings
+        let selection = options.keep.flatMap {
+            keeping($0, reports: &reports, warnings: &warnings, combiner: &combiner, options: options)
+        }
+        let (image, map) = try combining(reports, with: &combiner, threads: threads, clock: clock, progress: progress)
+        var result = StackResult(image: image, frames: reports, referenceIndex: options.referenceIndex,
+                                 metadata: carried, options: options, timings: clock.reading, warnings: warnings)
         result.rejectionMap = map
+        result.selection = selection
         return result
+    }
+
+    /// Drops from `combiner` the used frames `keep` does not keep, marks
+    /// their records (unused, with the measure and the cut-off as the
+    /// reason) and adds one line naming them to `warnings`.
+    private static func keeping(_ keep: FrameSelection, reports: inout [FrameReport], warnings: inout [String],
+                                combiner: inout Combiner, options: StackOptions) -> FrameSelection.Outcome? {
+        let used = reports.filter(\.used).count
+        guard let outcome = keep.select(reports, referenceIndex: options.referenceIndex,
+                                        usesStars: options.alignment.usesStars) else { return nil }
+        let side = outcome.measure == .fwhm ? "above" : "below"
+        for (index, value) in outcome.dropped {
+            combiner.drop(frame: index)
+            reports[index].used = false
+            reports[index].weight = 0
+            reports[index].reason = "dropped by --keep: \(outcome.measure.rawValue) \(value) \(side) the cut-off \(outcome.cutoff)"
+        }
+        let names = outcome.dropped.map { "\(reports[$0.index].path) (\($0.value))" }.joined(separator: ", ")
+        warnings.append("--keep: dropped \(outcome.dropped.count) of \(used) frames, \(outcome.measure.rawValue) \(side) \(outcome.cutoff): \(names)")
+        return outcome
     }
 
     /// Checks what can be checked before any frame is read.
@@ -95,6 +119,9 @@ enum StackPipeline {
         }
         if let given = options.givenTransforms, given.count != frameCount {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(frameCount) frames")
+        }
+        if let reason = options.keep?.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
         }
         if let reason = options.rejection?.invalidReason {
             throw StackerError.invalidInput(path: "", reason: reason)

@@ -65,7 +65,8 @@ struct StackPlan: Sendable, Equatable {
         if options.rejection != nil { return .ycbcr(factor: 2) }
         switch options.mode {
         case .mode: return .bytes
-        case .average: return .ycbcr(factor: nil)
+        // Under --keep the average is taken from a store, as the robust kernels are.
+        case .average: return .ycbcr(factor: options.keep == nil ? nil : 2)
         case .median, .sigmaClip: return .ycbcr(factor: 2)
         }
     }
@@ -103,7 +104,8 @@ struct StackPlan: Sendable, Equatable {
         return bitDepth <= 8 ? .eight : .sixteen
     }
 
-    /// The kernel for `options.mode`, nil for the average.
+    /// The kernel for `options.rejection` or `options.mode`; nil for the
+    /// streaming average (the average under `--keep` is a store's `.mean`).
     static func robustKernel(_ options: StackOptions) -> RobustKernel? {
         switch options.rejection {
         case .sigma(let low, let high, let iterations):
@@ -115,7 +117,8 @@ struct StackPlan: Sendable, Equatable {
             break
         }
         switch options.mode {
-        case .average: return nil
+        // Frames dropped by --keep must leave after they are stored: a store's mean.
+        case .average: return options.keep == nil ? nil : .mean
         case .median: return .median
         case .mode: return .mode(tolerance: options.modeTolerance)
         case .sigmaClip:

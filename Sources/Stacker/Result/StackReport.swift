@@ -47,6 +47,14 @@ public struct StackReport: Sendable {
             out += " }\(i + 1 < result.frames.count ? "," : "")\n"
         }
         out += "  ],\n"
+        if let keep = result.selection {
+            let dropped = keep.dropped.map {
+                "{ \"path\": \(JSONText.string(result.frames[$0.index].path)), \"\(keep.measure.rawValue)\": \(JSONText.number($0.value)) }"
+            }
+            out += "  \"keep\": { \"measure\": \(JSONText.string(keep.measure.rawValue)), "
+            out += "\"cutoff\": \(JSONText.number(keep.cutoff)), \"kept\": \(keep.kept),\n"
+            out += "    \"dropped\": [\(dropped.joined(separator: ", "))] },\n"
+        }
         let t = result.timings
         out += "  \"timings\": { \"decode\": \(JSONText.number(t.decode)), \"register\": \(JSONText.number(t.register)), "
         out += "\"calibrate\": \(JSONText.number(t.calibrate)), "
