@@ -52,6 +52,9 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     if let report = settings.report, report == settings.beforeAfter {
         throw StackerError.invalidInput(path: report.description, reason: "the report and the before/after picture are the same file")
     }
+    if let map = settings.rejectionMap, map == settings.report || map == settings.beforeAfter {
+        throw StackerError.invalidInput(path: map.description, reason: "the rejection map and the report or before/after picture are the same file")
+    }
     for extra in [settings.report, settings.beforeAfter, settings.rejectionMap].compactMap({ $0 }) {
         try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
         guard extra != output else {
