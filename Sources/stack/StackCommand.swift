@@ -31,7 +31,7 @@ struct StackCommand {
         OptionSpec(names: ["--weights"], valueName: "equal|auto",
                    help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
         OptionSpec(names: ["--kappa"], valueName: "k|low,high",
-                   help: "sigma-clip rejection threshold in robust sigmas (default: 3)"),
+                   help: "sigma-clip rejection threshold in robust sigmas, and the κ of --reject mad, winsorized, linear-fit (default: 3)"),
         OptionSpec(names: ["--reject"], valueName: "algorithm",
                    help: "reject outliers per pixel, then take the (weighted) mean of what is kept: percentile | sigma | mad | winsorized | linear-fit | gesd; sigma is --mode sigma-clip (see README for which suits how many frames)"),
         OptionSpec(names: ["--reject-low"], valueName: "k",
@@ -209,10 +209,12 @@ struct StackCommand {
             if name != .gesd && (fraction != nil || alpha != nil) {
                 throw UsageError(description: "--gesd-outliers and --gesd-alpha need --reject gesd")
             }
-            let o = s.options
+            // --kappa stands for the κ of every κσ algorithm unless --reject-low/-high say otherwise.
+            let o = s.options, kappaGiven = args["--kappa"] != nil && name != .percentile
+            let kappaLow = low ?? (kappaGiven ? o.kappaLow : nil), kappaHigh = high ?? (kappaGiven ? o.kappaHigh : nil)
             s.options.rejection = name == .sigma
-                ? .sigma(kappaLow: low ?? o.kappaLow, kappaHigh: high ?? o.kappaHigh, maxIterations: o.clipIterations)
-                : .named(name, low: low, high: high, outlierFraction: fraction, significance: alpha)
+                ? .sigma(kappaLow: kappaLow ?? o.kappaLow, kappaHigh: kappaHigh ?? o.kappaHigh, maxIterations: o.clipIterations)
+                : .named(name, low: kappaLow, high: kappaHigh, outlierFraction: fraction, significance: alpha)
         }
         if let v = args.values["--rejection-map"] {
             guard name != nil || s.options.mode == .sigmaClip else {
