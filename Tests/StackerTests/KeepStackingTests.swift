@@ -11,13 +11,12 @@ struct KeepStackingTests {
     @Test("keeping 4 of 6 JPEG frames gives the image of those 4 stacked alone, for the median and the average",
           arguments: [StackMode.median, .average])
     func sameAsKeptFramesAlone(_ mode: StackMode) throws {
-        let c = SceneBurst.street(width: 320, height: 240, frames: 6, seed: 9)
-        let (_, paths, folder) = try YCbCrStackingTests.burst420(c)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         var o = StackOptions()
         o.mode = mode
         o.minimumScore = 0
         o.keep = .count(4)
+        let (_, paths, folder) = try YCbCrStackingTests.burst420(SceneBurst.street(width: 320, height: 240, frames: 6, seed: 9))
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let kept = try StackPipeline.run(paths: paths, options: o)
         let selection = try #require(kept.selection)
         #expect(selection.kept == 4 && selection.dropped.count == 2 && selection.measure == .score)
