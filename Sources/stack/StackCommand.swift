@@ -43,8 +43,8 @@ struct StackCommand {
         OptionSpec(names: ["--cosmetic"], valueName: nil,
                    help: "repair hot and cold pixels found in the master dark"),
         OptionSpec(names: ["--cfa"], valueName: "auto|RGGB|BGGR|GRBG|GBRG|none",
-                   help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
-        OptionSpec(names: ["--debayer"], valueName: "bilinear",
+                   help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT, a camera raw's CFA), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
+        OptionSpec(names: ["--debayer"], valueName: "bilinear|rcd",
                    help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
@@ -81,7 +81,7 @@ struct StackCommand {
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
+        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame; camera raws and DNG through LibRaw), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
         OPTIONS:
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
@@ -161,7 +161,7 @@ struct StackCommand {
         if let c = try args.value("--cfa", parseCFA, else: {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
-            "unknown --debayer '\($0)' (expected bilinear)" }) { o.debayer = d }
+            "unknown --debayer '\($0)' (expected bilinear or rcd)" }) { o.debayer = d }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
     }

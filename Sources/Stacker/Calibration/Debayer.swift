@@ -12,9 +12,13 @@ enum Debayer {
     /// or column carrying them). At the border only the neighbours inside
     /// the image count. A mosaic of one row or column has no neighbour of
     /// some colour; such a sample is 0.
+    ///
+    /// RCD: see `RCDDebayer`; its 4-pixel border (and mosaics under 10
+    /// pixels a side) take the bilinear values.
     static func image(_ mosaic: Plane, pattern: BayerPattern, method: DebayerMethod) -> Image {
         switch method {
         case .bilinear: return bilinear(mosaic, pattern: pattern)
+        case .rcd: return RCDDebayer.image(mosaic, pattern: pattern, border: bilinear(mosaic, pattern: pattern))
         }
     }
 
