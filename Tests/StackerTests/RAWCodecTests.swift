@@ -99,6 +99,11 @@ struct RAWCodecTests {
         // Cut inside the pixels (the tags come first and survive).
         let cut = try #require(reason(Array(good.prefix(good.count / 2))))
         #expect(cut.hasPrefix("camera raw (DNG)") && !cut.contains("\n"), "\(cut)")
+        // The tags of a whole sensor with hardly any data behind them, as
+        // ExifTool's DNG and RW2 samples are: LibRaw would unpack zeros.
+        let large = HandMadeDNG(width: 640, height: 480).bytes(samples: [UInt16](repeating: 3000, count: 640 * 480))
+        let header = try #require(reason(Array(large.prefix(2000))))
+        #expect(header == "camera raw (DNG) of 2000 bytes, too small for its 640×480 sensor: a metadata-only sample or a truncated file")
         // Any prefix of the file: an error or a decode, never a crash.
         for length in stride(from: 0, to: good.count, by: 97) { _ = reason(Array(good.prefix(length))) }
     }

@@ -57,6 +57,8 @@ struct UnsupportedFormatTests {
         #expect(UnsupportedFormat.rawName(Self.tiff([(271, 2, 5, 38), (330, 4, 1, 0)], tail: sony)) == "Sony ARW")
         // Such a header without sensor data is refused by LibRaw, never read as a TIFF.
         #expect(Self.reason(Self.tiff([(271, 2, 5, 38), (330, 4, 1, 0)], tail: sony))?.hasPrefix("camera raw (Sony ARW) that LibRaw cannot read") == true)
+        // Phase One IIQ: a TIFF header with "IIII" at byte 8.
+        #expect(UnsupportedFormat.rawName([0x49, 0x49, 0x2A, 0, 8, 0x0A, 0, 0] + Array("IIIICwaR".utf8)) == "Phase One IIQ")
         // A scanner's TIFF names its maker too, with no preview structure: not a raw.
         #expect(UnsupportedFormat.rawName(Self.tiff([(271, 2, 18, 26)], tail: nikon)) == nil)
         // Our own TIFF, PNG and JPEG are not touched.

@@ -64,6 +64,7 @@ enum RAWCodec {
             let handle = try LibRawHandle(buffer, family: family, path: path)
             let opened = handle.facts
             try JPEGCodec.checkSize(width: Int(opened.width), height: Int(opened.height), maxPixels: maxPixels, path: path)
+            try checkHoldsSensorData(opened, fileSize: bytes.count, family: family, path: path)
             let error = stack_raw_unpack(handle.raw)
             if error != 0 { throw failure(error, family: family, path: path) }
             if stack_raw_data_error(handle.raw) != 0 {
@@ -91,6 +92,21 @@ enum RAWCodec {
             let w = Int(facts.width), h = Int(facts.height)
             let swap = facts.flip & 4 != 0
             return (swap ? h : w, swap ? w : h, bayerLayout(handle, facts) == nil ? 3 : 1)
+        }
+    }
+
+    /// The fewest bits per sensor pixel a file can hold its sensor data in:
+    /// lossless raw codecs (Huffman-coded LJPEG, Nikon's, Sony's) spend at
+    /// least 1 bit a sample, lossy DNG about 2; half a bit leaves a margin.
+    static let minimumBitsPerPixel = 0.5
+
+    /// Refuses a file too small for its sensor: LibRaw unpacks the missing
+    /// rows of a metadata-only sample (ExifTool's test files keep the
+    /// header of an 8 MP DNG or RW2 in 13 KB) as zeros, without an error.
+    private static func checkHoldsSensorData(_ facts: stack_raw_facts, fileSize: Int, family: String, path: String) throws {
+        let pixels = Double(facts.raw_width) * Double(facts.raw_height)
+        guard Double(fileSize) * 8 >= pixels * minimumBitsPerPixel else {
+            throw StackerError.unreadable(path: path, reason: "camera raw (\(family)) of \(fileSize) bytes, too small for its \(facts.raw_width)×\(facts.raw_height) sensor: a metadata-only sample or a truncated file")
         }
     }
 

@@ -9,7 +9,8 @@
 /// - gzip (`1F 8B`), e.g. a `.fits.gz` (cfitsio's in-memory reader does not
 ///   decompress it);
 /// - camera raws (`rawName`, read by `RAWCodec`): Canon CR3 (ISO BMFF brand
-///   `crx `), Canon CR2 (TIFF with `CR` at byte 8), Canon CRW, Fujifilm RAF,
+///   `crx `), Canon CR2 (TIFF with `CR` at byte 8), Phase One IIQ (TIFF with
+///   `IIII` at byte 8), Canon CRW, Fujifilm RAF,
 ///   Olympus ORF, Panasonic RW2, Minolta MRW, Sigma X3F; and TIFF
 ///   files that are raws: a DNGVersion tag (Adobe DNG), a CFA or LinearRaw
 ///   photometric interpretation, or a camera maker's `Make` (Nikon NEF, Sony
@@ -44,6 +45,7 @@ enum UnsupportedFormat {
         if starts(b, [0x49, 0x49, 0x55, 0x00]) { return "Panasonic RW2" }
         guard let tiff = TIFFReader(b) else { return nil }
         if b.count >= 10, b[8] == 0x43, b[9] == 0x52 { return "Canon CR2" }
+        if b.count >= 12, b[8..<12].elementsEqual(Array("IIII".utf8)) { return "Phase One IIQ" }
         guard let ifd = tiff.u32(4), let count = tiff.u16(ifd), ifd + 2 + 12 * count <= b.count else { return nil }
         var make: String?
         var subIFDs = false, reduced = false, cfa = false
