@@ -33,11 +33,16 @@ enum RCDDebayer {
     static let epsSquared: Float = 1e-10
 
     /// `mosaic` (of `pattern` at its top-left) as R, G, B planes.
-    static func image(_ mosaic: Plane, pattern: BayerPattern, border: Image) -> Image {
+    static func image(_ mosaic: Plane, pattern: BayerPattern) -> Image {
         let w = mosaic.width, h = mosaic.height
-        guard w >= 10, h >= 10 else { return border }
+        var rgb = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
+        // The border (everything, for a mosaic too small for the stencils) is bilinear.
+        let small = w < 10 || h < 10
+        Debayer.fillBilinear(mosaic, pattern: pattern, into: &rgb) { x, y in
+            small || x < 4 || y < 4 || x >= w - 4 || y >= h - 4
+        }
+        if small { return Image(width: w, height: h, planes: rgb.map { Plane(width: w, height: h, pixels: $0) }) }
         let cfa = mosaic.pixels.map { max($0, 0) }
-        var rgb = border.planes.map(\.pixels)
         // The colour of each site (0 R, 1 G, 2 B), row parity × column parity.
         let colours = pattern.channels
         func colour(_ x: Int, _ y: Int) -> Int { colours[(y & 1) << 1 | (x & 1)] }

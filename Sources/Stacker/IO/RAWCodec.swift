@@ -249,15 +249,24 @@ enum RAWCodec {
 
         /// `(v − black) / (white − black)` for every stored sample.
         func scaled(_ samples: [UInt16], width w: Int, height h: Int) -> [Float] {
-            var out = [Float](repeating: 0, count: w * h)
-            for y in 0..<h {
-                for x in 0..<w {
-                    var b = black[(y & 1) << 1 | (x & 1)]
-                    if !pattern.isEmpty { b += pattern[(y % rows) * cols + x % cols] }
-                    out[y * w + x] = (Float(samples[y * w + x]) - b) / (white - b)
+            let scale = black.map { 1 / (white - $0) }
+            return [Float](unsafeUninitializedCapacity: w * h) { out, count in
+                samples.withUnsafeBufferPointer { src in
+                    for y in 0..<h {
+                        let row = (y & 1) << 1
+                        for x in 0..<w {
+                            var b = black[row | (x & 1)]
+                            if pattern.isEmpty {
+                                out[y * w + x] = (Float(src[y * w + x]) - b) * scale[row | (x & 1)]
+                            } else {
+                                b += pattern[(y % rows) * cols + x % cols]
+                                out[y * w + x] = (Float(src[y * w + x]) - b) / (white - b)
+                            }
+                        }
+                    }
                 }
+                count = w * h
             }
-            return out
         }
     }
 }
