@@ -25,14 +25,14 @@ enum Debayer {
     private static func bilinear(_ mosaic: Plane, pattern: BayerPattern) -> Image {
         let w = mosaic.width, h = mosaic.height
         var out = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
-        fillBilinear(mosaic, pattern: pattern, into: &out) { _, _ in true }
+        fillBilinear(mosaic, pattern: pattern, into: &out, border: nil)
         return Image(width: w, height: h, planes: out.map { Plane(width: w, height: h, pixels: $0) })
     }
 
-    /// Writes the bilinear R, G, B of each pixel `(x, y)` for which
-    /// `wanted(x, y)` holds into `planes` (3 planes of the mosaic's size).
-    static func fillBilinear(_ mosaic: Plane, pattern: BayerPattern, into planes: inout [[Float]],
-                             where wanted: (Int, Int) -> Bool) {
+    /// Writes the bilinear R, G, B of every pixel, or with `border` only of
+    /// the pixels less than `border` from an edge, into `planes` (3 planes
+    /// of the mosaic's size).
+    static func fillBilinear(_ mosaic: Plane, pattern: BayerPattern, into planes: inout [[Float]], border: Int?) {
         let w = mosaic.width, h = mosaic.height
         let colours = pattern.channels
         var red = planes[0], green = planes[1], blue = planes[2]
@@ -43,7 +43,9 @@ enum Debayer {
                     blue.withUnsafeMutableBufferPointer { b in
                         for y in 0..<h {
                             let y0 = max(0, y - 1), y1 = min(h - 1, y + 1)
-                            for x in 0..<w where wanted(x, y) {
+                            let edgeRow = border.map { y < $0 || y >= h - $0 } ?? true
+                            let skip = edgeRow ? 0..<0 : border.map { min($0, w)..<max($0, w - $0) } ?? 0..<0
+                            for x in 0..<w where !skip.contains(x) {
                                 let x0 = max(0, x - 1), x1 = min(w - 1, x + 1)
                                 let own = colours[(y & 1) << 1 | (x & 1)]
                                 var sum: (Float, Float, Float) = (0, 0, 0)

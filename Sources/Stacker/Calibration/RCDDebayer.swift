@@ -38,16 +38,25 @@ enum RCDDebayer {
         var rgb = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
         // The border (everything, for a mosaic too small for the stencils) is bilinear.
         let small = w < 10 || h < 10
-        Debayer.fillBilinear(mosaic, pattern: pattern, into: &rgb) { x, y in
-            small || x < 4 || y < 4 || x >= w - 4 || y >= h - 4
-        }
+        Debayer.fillBilinear(mosaic, pattern: pattern, into: &rgb, border: small ? nil : 4)
         if small { return Image(width: w, height: h, planes: rgb.map { Plane(width: w, height: h, pixels: $0) }) }
         let cfa = mosaic.pixels.map { max($0, 0) }
         // The colour of each site (0 R, 1 G, 2 B), row parity × column parity.
         let colours = pattern.channels
         func colour(_ x: Int, _ y: Int) -> Int { colours[(y & 1) << 1 | (x & 1)] }
         // Sites of the mosaic keep their own sample.
-        for y in 4..<(h - 4) { for x in 4..<(w - 4) { rgb[colour(x, y)][y * w + x] = cfa[y * w + x] } }
+        for c in 0..<3 {
+            rgb[c].withUnsafeMutableBufferPointer { out in
+                for y in 4..<(h - 4) {
+                    var x = colour(4, y) == c ? 4 : 5
+                    guard colour(4, y) == c || colour(5, y) == c else { continue }
+                    while x < w - 4 {
+                        out[y * w + x] = cfa[y * w + x]
+                        x += 2
+                    }
+                }
+            }
+        }
 
         let vh = discrimination(cfa, width: w, height: h, step: (w, 1))
         let lpf = lowPass(cfa, width: w, height: h, colour: colour)
@@ -93,12 +102,18 @@ enum RCDDebayer {
         let b = highPassEnergy(cfa, width: w, height: h, stride: step.1)
         var out = [Float](repeating: 0.5, count: w * h)
         let s = step.0, t = step.1
-        for y in 4..<(h - 4) {
-            for x in 4..<(w - 4) {
-                let i = y * w + x
-                let sa = max(epsSquared, a[i - s] + a[i] + a[i + s])
-                let sb = max(epsSquared, b[i - t] + b[i] + b[i + t])
-                out[i] = sa / (sa + sb)
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                out.withUnsafeMutableBufferPointer { out in
+                    for y in 4..<(h - 4) {
+                        for x in 4..<(w - 4) {
+                            let i = y * w + x
+                            let sa = max(epsSquared, a[i - s] + a[i] + a[i + s])
+                            let sb = max(epsSquared, b[i - t] + b[i] + b[i + t])
+                            out[i] = sa / (sa + sb)
+                        }
+                    }
+                }
             }
         }
         return out

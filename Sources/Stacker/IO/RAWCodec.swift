@@ -235,11 +235,19 @@ enum RAWCodec {
 
         init(_ facts: stack_raw_facts, indices: [Int], family: String, path: String) throws {
             let perColour = withUnsafeBytes(of: facts.cblack) { Array($0.bindMemory(to: UInt32.self)) }
-            black = indices.map { Float(facts.black) + Float(perColour[$0]) }
-            rows = Int(facts.cblack_rows)
-            cols = Int(facts.cblack_cols)
+            var black = indices.map { Float(facts.black) + Float(perColour[$0]) }
+            var rows = Int(facts.cblack_rows), cols = Int(facts.cblack_cols)
             let all = withUnsafeBytes(of: facts.cblack_pattern) { Array($0.bindMemory(to: UInt32.self)) }
-            pattern = rows * cols > 0 ? all.prefix(rows * cols).map { Float($0) } : []
+            var pattern = rows * cols > 0 ? all.prefix(rows * cols).map { Float($0) } : []
+            // A pattern of 1 or 2 a side repeats within the 2 × 2 table: fold it in.
+            if !pattern.isEmpty, rows <= 2, cols <= 2 {
+                black = (0..<4).map { black[$0] + pattern[(($0 >> 1) % rows) * cols + ($0 & 1) % cols] }
+                (pattern, rows, cols) = ([], 0, 0)
+            }
+            self.black = black
+            self.pattern = pattern
+            self.rows = rows
+            self.cols = cols
             white = Float(facts.maximum)
             let darkest = (0..<4).map { i in black[i] + (pattern.max() ?? 0) }.max() ?? 0
             guard white > darkest else {
@@ -249,7 +257,7 @@ enum RAWCodec {
 
         /// `(v − black) / (white − black)` for every stored sample.
         func scaled(_ samples: [UInt16], width w: Int, height h: Int) -> [Float] {
-            let scale = black.map { 1 / (white - $0) }
+            let range = black.map { white - $0 }  // divided by, not multiplied by its reciprocal: exact to the last bit
             return [Float](unsafeUninitializedCapacity: w * h) { out, count in
                 samples.withUnsafeBufferPointer { src in
                     for y in 0..<h {
@@ -257,7 +265,7 @@ enum RAWCodec {
                         for x in 0..<w {
                             var b = black[row | (x & 1)]
                             if pattern.isEmpty {
-                                out[y * w + x] = (Float(src[y * w + x]) - b) * scale[row | (x & 1)]
+                                out[y * w + x] = (Float(src[y * w + x]) - b) / range[row | (x & 1)]
                             } else {
                                 b += pattern[(y % rows) * cols + x % cols]
                                 out[y * w + x] = (Float(src[y * w + x]) - b) / (white - b)
