@@ -46,6 +46,8 @@ struct StackCommand {
                    help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT, a camera raw's CFA), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
         OptionSpec(names: ["--debayer"], valueName: "bilinear|rcd",
                    help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
+        OptionSpec(names: ["--wb"], valueName: "none|camera|auto",
+                   help: "white balance of debayered mosaics, then a camera raw's matrix to linear sRGB: camera = the raw's as-shot balance (Bayer FITS left as is), auto = grey world, none = the camera's own colour (default: camera)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
@@ -162,6 +164,8 @@ struct StackCommand {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
             "unknown --debayer '\($0)' (expected bilinear or rcd)" }) { o.debayer = d }
+        if let b = try args.value("--wb", WhiteBalance.init(rawValue:), else: {
+            "unknown --wb '\($0)' (expected none, camera or auto)" }) { o.whiteBalance = b }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
     }

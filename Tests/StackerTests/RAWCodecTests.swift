@@ -167,6 +167,7 @@ struct RAWCodecTests {
         var options = StackOptions()
         options.mode = .median
         options.threads = 2
+        options.whiteBalance = .none  // the truth is in the camera's colour
         let result = try stack(paths.map { FrameSource.path($0) }, options: options)
         #expect(result.image.channels == 3)
         let errors = zip(result.frames, shifts).map { f, s in max(abs(f.dx - s.0), abs(f.dy - s.1)) }
