@@ -29,8 +29,8 @@ let package = Package(
         // cfitsio is opened with dlopen when a FITS file is first met (see
         // its shim.h), so it is not linked: only its header is needed here.
         .systemLibrary(name: "CFITSIO", providers: [.apt(["libcfitsio-dev"])]),
-        // LibRaw's thread-safe build; its module map links libraw_r (the
-        // pkg-config file adds -fopenmp, which is not a linker flag here).
+        // LibRaw's thread-safe build (libraw_r) is opened with dlopen when a
+        // raw file is first met (see its shim.h), so it is not linked either.
         .systemLibrary(name: "CLibRaw", providers: [.apt(["libraw-dev"])]),
 
         // glibc malloc tuning (header only, part of libc).

@@ -13,13 +13,82 @@
 //   area's coordinates.
 // - Copying the visible area of the mosaic (raw_image with its margins and
 //   row pitch) into a caller's buffer keeps the pointer walk in C.
-// Swift calls only the `stack_raw_…` functions.
+// - LibRaw is loaded only when a raw file is first met (stack_raw_load), as
+//   cfitsio is: linked at start-up, it and what it pulls in (libgomp,
+//   liblcms2, libjpeg, libstdc++) cost every run about 8 ms before main,
+//   raw or not. Its functions are called through `stack_raw_api`.
+// Swift calls only the `stack_raw_…` functions, and stack_raw_load first.
 #ifndef STACK_CLIBRAW_SHIM_H
 #define STACK_CLIBRAW_SHIM_H
 
+#include <dlfcn.h>
 #include <libraw/libraw.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+
+/// The LibRaw functions the wrappers call, looked up by stack_raw_load.
+typedef struct stack_raw_api {
+    __typeof__(&libraw_init) init;
+    __typeof__(&libraw_set_dataerror_handler) set_dataerror_handler;
+    __typeof__(&libraw_set_memerror_handler) set_memerror_handler;
+    __typeof__(&libraw_open_buffer) open_buffer;
+    __typeof__(&libraw_close) close;
+    __typeof__(&libraw_strerror) strerror;
+    __typeof__(&libraw_unpack) unpack;
+    __typeof__(&libraw_COLOR) color;
+    __typeof__(&libraw_dcraw_process) dcraw_process;
+    __typeof__(&libraw_dcraw_make_mem_image) make_mem_image;
+    __typeof__(&libraw_dcraw_clear_mem) clear_mem;
+} stack_raw_api;
+
+// The table and the load state live in functions, not in file-scope
+// statics, which Swift's importer would not define.
+static inline stack_raw_api *stack_raw_table(void) { static stack_raw_api table; return &table; }
+static inline int *stack_raw_state(void) { static int state; return &state; }  // 1 loaded, -1 not found
+static inline pthread_once_t *stack_raw_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+#define stack_raw_fn (*stack_raw_table())
+
+// Exists for pthread_once: opens the library and looks up every function.
+static void stack_raw_load_once(void) {
+    // The header's own soname first, then the -dev package's link to it.
+    static const char *const names[] = {"libraw_r.so.20", "libraw_r.so"};
+    void *library = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
+        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    }
+    *stack_raw_state() = -1;
+    if (library == NULL) return;
+#define STACK_RAW_LOOKUP(field, symbol) \
+    if ((*(void **)&stack_raw_fn.field = dlsym(library, #symbol)) == NULL) return;
+    STACK_RAW_LOOKUP(init, libraw_init)
+    STACK_RAW_LOOKUP(set_dataerror_handler, libraw_set_dataerror_handler)
+    STACK_RAW_LOOKUP(set_memerror_handler, libraw_set_memerror_handler)
+    STACK_RAW_LOOKUP(open_buffer, libraw_open_buffer)
+    STACK_RAW_LOOKUP(close, libraw_close)
+    STACK_RAW_LOOKUP(strerror, libraw_strerror)
+    STACK_RAW_LOOKUP(unpack, libraw_unpack)
+    STACK_RAW_LOOKUP(color, libraw_COLOR)
+    STACK_RAW_LOOKUP(dcraw_process, libraw_dcraw_process)
+    STACK_RAW_LOOKUP(make_mem_image, libraw_dcraw_make_mem_image)
+    STACK_RAW_LOOKUP(clear_mem, libraw_dcraw_clear_mem)
+#undef STACK_RAW_LOOKUP
+    // The struct layouts read here are this header's: refuse another release.
+    __typeof__(&libraw_versionNumber) version = NULL;
+    if ((*(void **)&version = dlsym(library, "libraw_versionNumber")) == NULL) return;
+    if (version() != LIBRAW_VERSION) return;
+    *stack_raw_state() = 1;
+}
+
+/// Loads LibRaw once (from any thread): 1 when it and every function the
+/// wrappers call were found, else 0, and then no other stack_raw_ function
+/// may be called. Only the release this header describes is accepted
+/// (libraw_versionNumber() == LIBRAW_VERSION), since the wrappers read
+/// libraw_data_t's fields.
+static inline int stack_raw_load(void) {
+    pthread_once(stack_raw_once(), stack_raw_load_once);
+    return *stack_raw_state() == 1;
+}
 
 /// The facts about an opened raw file that Swift reads.
 typedef struct stack_raw_facts {
@@ -66,11 +135,11 @@ typedef struct stack_raw_handle {
 static inline stack_raw_handle *stack_raw_open(const unsigned char *data, size_t size, int *error) {
     stack_raw_handle *handle = (stack_raw_handle *)calloc(1, sizeof *handle);
     if (handle == NULL) { *error = LIBRAW_UNSUFFICIENT_MEMORY; return NULL; }
-    handle->raw = libraw_init(0);
+    handle->raw = stack_raw_fn.init(0);
     if (handle->raw == NULL) { free(handle); *error = LIBRAW_UNSUFFICIENT_MEMORY; return NULL; }
-    libraw_set_dataerror_handler(handle->raw, stack_raw_quiet_data_error, &handle->data_error);
-    libraw_set_memerror_handler(handle->raw, stack_raw_quiet_memory_error, NULL);
-    *error = libraw_open_buffer(handle->raw, (void *)data, size);
+    stack_raw_fn.set_dataerror_handler(handle->raw, stack_raw_quiet_data_error, &handle->data_error);
+    stack_raw_fn.set_memerror_handler(handle->raw, stack_raw_quiet_memory_error, NULL);
+    *error = stack_raw_fn.open_buffer(handle->raw, (void *)data, size);
     return handle;
 }
 
@@ -78,7 +147,7 @@ static inline stack_raw_handle *stack_raw_open(const unsigned char *data, size_t
 /// The corresponding C function is `libraw_close`.
 static inline void stack_raw_close(stack_raw_handle *handle) {
     if (handle == NULL) return;
-    libraw_close(handle->raw);
+    stack_raw_fn.close(handle->raw);
     free(handle);
 }
 
@@ -86,15 +155,15 @@ static inline void stack_raw_close(stack_raw_handle *handle) {
 static inline int stack_raw_data_error(const stack_raw_handle *handle) { return handle->data_error; }
 
 /// LibRaw's sentence for an error code. The corresponding C function is `libraw_strerror`.
-static inline const char *stack_raw_error_text(int error) { return libraw_strerror(error); }
+static inline const char *stack_raw_error_text(int error) { return stack_raw_fn.strerror(error); }
 
 /// Reads the sensor data. The corresponding C function is `libraw_unpack`.
-static inline int stack_raw_unpack(stack_raw_handle *handle) { return libraw_unpack(handle->raw); }
+static inline int stack_raw_unpack(stack_raw_handle *handle) { return stack_raw_fn.unpack(handle->raw); }
 
 /// The colour index (0…3; see cdesc) of the visible pixel (col, row).
 /// The corresponding C function is `libraw_COLOR`.
 static inline int stack_raw_color(stack_raw_handle *handle, int row, int col) {
-    return libraw_COLOR(handle->raw, row, col);
+    return stack_raw_fn.color(handle->raw, row, col);
 }
 
 /// Fills *facts from an opened (and, for black levels and has_mosaic,
@@ -168,11 +237,11 @@ static inline libraw_processed_image_t *stack_raw_process(stack_raw_handle *hand
     r->params.gamm[0] = 1.0;
     r->params.gamm[1] = 1.0;
     r->params.no_auto_bright = 1;
-    *error = libraw_dcraw_process(r);
+    *error = stack_raw_fn.dcraw_process(r);
     if (*error != 0) return NULL;
-    libraw_processed_image_t *image = libraw_dcraw_make_mem_image(r, error);
+    libraw_processed_image_t *image = stack_raw_fn.make_mem_image(r, error);
     if (image != NULL && (image->type != LIBRAW_IMAGE_BITMAP || image->colors != 3 || image->bits != 16)) {
-        libraw_dcraw_clear_mem(image);
+        stack_raw_fn.clear_mem(image);
         *error = LIBRAW_UNSPECIFIED_ERROR;
         return NULL;
     }
@@ -188,6 +257,6 @@ static inline const uint16_t *stack_raw_image_samples(const libraw_processed_ima
 }
 
 /// Releases an image from stack_raw_process. The corresponding C function is `libraw_dcraw_clear_mem`.
-static inline void stack_raw_free_image(libraw_processed_image_t *image) { libraw_dcraw_clear_mem(image); }
+static inline void stack_raw_free_image(libraw_processed_image_t *image) { stack_raw_fn.clear_mem(image); }
 
 #endif // STACK_CLIBRAW_SHIM_H

@@ -8,10 +8,14 @@ import Registration
 private final class LibRawHandle {
     let raw: UnsafeMutablePointer<stack_raw_handle>
 
-    /// Opens and identifies `bytes` (no pixels are decoded).
+    /// Loads LibRaw on first use, then opens and identifies `bytes` (no
+    /// pixels are decoded).
     /// The corresponding C functions are `libraw_init` and `libraw_open_buffer`.
     /// - Throws: `StackerError.unreadable` naming `path` and the raw `family`.
     init(_ bytes: UnsafeBufferPointer<UInt8>, family: String, path: String) throws {
+        guard stack_raw_load() != 0 else {
+            throw StackerError.unreadable(path: path, reason: "camera raw (\(family)) needs LibRaw 0.20 (libraw_r.so.20), which is not installed: apt-get install libraw20")
+        }
         var error: Int32 = 0
         guard let handle = stack_raw_open(bytes.baseAddress, bytes.count, &error) else {
             throw StackerError.unreadable(path: path, reason: "out of memory opening the camera raw (\(family))")
