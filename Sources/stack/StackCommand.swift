@@ -60,6 +60,8 @@ struct StackCommand {
                    help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT, a camera raw's CFA), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
         OptionSpec(names: ["--debayer"], valueName: "bilinear|rcd",
                    help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
+        OptionSpec(names: ["--transfer"], valueName: "linear|srgb",
+                   help: "the output's transfer curve: linear = the values as stacked, srgb = encoded for display (default: srgb for a camera raw stack written as JPEG, PNG or HEIC, else linear)"),
         OptionSpec(names: ["--interpolation"], valueName: "kernel",
                    help: "how frames are resampled onto the reference grid: lanczos3 | cubic | bilinear | nearest; nearest rounds shifts to whole pixels and never resamples (default: lanczos3)"),
         OptionSpec(names: ["--wb"], valueName: "none|camera|auto",
@@ -186,6 +188,8 @@ struct StackCommand {
             "unknown --debayer '\($0)' (expected bilinear or rcd)" }) { o.debayer = d }
         if let b = try args.value("--wb", WhiteBalance.init(rawValue:), else: {
             "unknown --wb '\($0)' (expected none, camera or auto)" }) { o.whiteBalance = b }
+        if let t = try args.value("--transfer", TransferCurve.init(rawValue:), else: {
+            "unknown --transfer '\($0)' (expected linear or srgb)" }) { o.transfer = t }
         if let k = try args.value("--interpolation", Interpolation.init(rawValue:), else: {
             "unknown --interpolation '\($0)' (expected lanczos3, cubic, bilinear or nearest)" }) { o.interpolation = k }
         if let k = try args.value("--keep", parseKeep, else: {

@@ -94,6 +94,10 @@ public struct StackOptions: Sendable {
     public var starDetectionSigma: Double = StarDetectionOptions().detectionSigma
     /// Frames whose registration score is below this are not stacked.
     public var minimumScore: Double = TranslationOptions.defaultMinimumScore
+    /// The transfer curve outputs are encoded with; nil (the default)
+    /// chooses per output (`TransferCurve.automatic`: sRGB for a camera raw
+    /// stack written as JPEG, PNG or HEIC, else the values as stacked).
+    public var transfer: TransferCurve?
     /// Interpolator used to warp frames onto the reference grid.
     public var interpolation: Interpolation = .lanczos3
     /// Worker threads for decoding, registration and warping (≥ 1).

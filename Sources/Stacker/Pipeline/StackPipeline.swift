@@ -52,8 +52,9 @@ enum StackPipeline {
         // Released once its luma is made; the worker that prepares the
         // reference holds the other reference to it, and frees it with it.
         var setupReference: DecodedFrame? = reference
-        let carried = CarriedMetadata(exif: reference.exif, bitDepth: reference.bitDepth, keywords: reference.keywords,
+        var carried = CarriedMetadata(exif: reference.exif, bitDepth: reference.bitDepth, keywords: reference.keywords,
                                       iccProfile: reference.iccProfile, xmp: reference.xmp, iptc: reference.iptc)
+        carried.linearLight = reference.raw != nil
         let preparer = FramePreparer(sources: sources, names: names, options: options, plan: plan,
                                      calibration: calibration, registration: registration, early: early,
                                      reference: consume reference, duplicates: duplicates,

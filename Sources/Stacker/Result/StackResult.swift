@@ -14,6 +14,9 @@ public struct CarriedMetadata: Sendable, Equatable {
     public var xmp: [UInt8]?
     /// The reference's IPTC-IIM block, or nil.
     public var iptc: [UInt8]?
+    /// Whether the reference's values are proportional to light (a camera
+    /// raw) rather than encoded for display; see `TransferCurve.automatic`.
+    public var linearLight = false
 
     public init(exif: [UInt8]? = nil, bitDepth: Int, keywords: [FITSKeyword] = [], iccProfile: [UInt8]? = nil,
                 xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
@@ -94,8 +97,17 @@ public struct StackResult: Sendable {
     /// - Throws: `StackerError` naming `path`.
     public func write(to path: some FilePathConvertible, quality: Int = 95, depth: Int? = nil,
                       threads: Int? = nil) throws {
-        try ImageFile.write(image, to: path,
+        let curve = transferCurve(for: path)
+        try ImageFile.write(curve.encode(image), to: path,
                             options: encodeOptions(for: path, quality: quality, depth: depth, threads: threads))
+    }
+
+    /// The transfer curve `write` encodes the image with at `path`:
+    /// `options.transfer`, or `TransferCurve.automatic` (sRGB for a camera
+    /// raw stack written as JPEG, PNG or HEIC, else linear).
+    public func transferCurve(for path: some FilePathConvertible) -> TransferCurve {
+        options.transfer ?? .automatic(linearLight: metadata.linearLight,
+                                       format: ImageFormat.fromExtension(of: path) ?? .jpeg)
     }
 
     /// The run's JSON report, naming `output` as the image written.
