@@ -113,6 +113,12 @@ public struct StackOptions: Sendable {
     public var cfa: CFAChoice = .auto
     /// How mosaics are debayered (default `.bilinear`).
     public var debayer: DebayerMethod = .bilinear
+    /// Whether colour frames whose ICC profile differs (byte for byte) from
+    /// the reference's are converted into it with Little CMS (default
+    /// true; relative colorimetric, see `ColourConversion`; a missing or
+    /// unreadable profile counts as sRGB). False refuses such a frame
+    /// (`StackerError.invalidInput` naming it).
+    public var convertColour = true
 
     /// Options with the documented defaults.
     public init() {}

@@ -72,6 +72,7 @@ enum StackPipeline {
         // before the reduce allocates its output, which then reuses that memory.
         registration.release()
         if let warning = preparer.tinyScaleWarning { collector.warnings.append(warning) }
+        collector.warnings += preparer.colourWarnings
         let image = try combining(collector.reports, with: &combiner, threads: threads, clock: clock, progress: progress)
         return StackResult(image: image, frames: collector.reports, referenceIndex: options.referenceIndex,
                            metadata: carried, options: options, timings: clock.reading, warnings: collector.warnings)
