@@ -2,9 +2,11 @@
 public struct Chromaticities: Sendable, Equatable {
     /// The white point.
     public var white: (x: Double, y: Double)
-    /// The red, green and blue primaries.
+    /// The red primary.
     public var red: (x: Double, y: Double)
+    /// The green primary.
     public var green: (x: Double, y: Double)
+    /// The blue primary.
     public var blue: (x: Double, y: Double)
 
     /// Chromaticities from their xy coordinates.
@@ -23,6 +25,7 @@ public struct Chromaticities: Sendable, Equatable {
     public static let displayP3 = Chromaticities(white: (0.3127, 0.3290), red: (0.680, 0.320),
                                                  green: (0.265, 0.690), blue: (0.150, 0.060))
 
+    /// Equal when all four points are equal.
     public static func == (a: Chromaticities, b: Chromaticities) -> Bool {
         a.white == b.white && a.red == b.red && a.green == b.green && a.blue == b.blue
     }

@@ -153,6 +153,7 @@ final class FramePreparer: Sendable {
         guard source != colourTarget else { return }
         let converted = clock.time(.decode) { frame.convertColour(from: source, to: colourTarget) }
         frame.colourConverted = converted
+        if converted { frame.iccProfile = colourTarget }  // what its pixels are in now
     }
 
     /// Measures and registers `frame` (frame `index`) and delivers it when
