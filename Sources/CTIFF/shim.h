@@ -617,13 +617,83 @@ static inline int stack_tiff_decode(const unsigned char *data, size_t size, uint
     return STACK_TIFF_OK;
 }
 
+/// What a TIFF output carries beside its pixels. Every pointer may be NULL
+/// (absent); strings are NUL-terminated; numbers below 0 are absent.
+/// The EXIF fields are the ones `stack_tiff_encode` writes: the ASCII ones
+/// of the main directory, and an EXIF directory (TIFFTAG_EXIFIFD) holding
+/// the rest, written only when one of them is present.
+typedef struct stack_tiff_metadata {
+    const unsigned char *icc; uint32_t icc_size;    // tag 34675
+    const unsigned char *xmp; uint32_t xmp_size;    // tag 700
+    const unsigned char *iptc; uint32_t iptc_size;  // tag 33723
+    // Main directory.
+    const char *make, *model, *date_time, *artist, *copyright;
+    // EXIF directory.
+    double exposure_time, f_number, exposure_bias, focal_length;  // exposure_bias: NaN when absent
+    int iso, focal_length_35mm, exposure_program, flash;
+    int pixel_x, pixel_y;
+    const char *date_time_original, *date_time_digitized, *lens_make, *lens_model, *body_serial;
+} stack_tiff_metadata;
+
+/// Sets the main directory's metadata tags of `m`; 1 on success.
+static inline int stack_tiff_set_main_metadata(TIFF *tif, const stack_tiff_metadata *m) {
+    int ok = 1;
+    if (m->icc != NULL && m->icc_size > 0) ok = ok && TIFFSetField(tif, TIFFTAG_ICCPROFILE, m->icc_size, m->icc);
+    if (m->xmp != NULL && m->xmp_size > 0) ok = ok && TIFFSetField(tif, TIFFTAG_XMLPACKET, m->xmp_size, m->xmp);
+    // libtiff 4.5 types RichTIFFIPTC as UNDEFINED: the count is in bytes.
+    if (m->iptc != NULL && m->iptc_size > 0) ok = ok && TIFFSetField(tif, TIFFTAG_RICHTIFFIPTC, m->iptc_size, m->iptc);
+    if (m->make != NULL) ok = ok && TIFFSetField(tif, TIFFTAG_MAKE, m->make);
+    if (m->model != NULL) ok = ok && TIFFSetField(tif, TIFFTAG_MODEL, m->model);
+    if (m->date_time != NULL) ok = ok && TIFFSetField(tif, TIFFTAG_DATETIME, m->date_time);
+    if (m->artist != NULL) ok = ok && TIFFSetField(tif, TIFFTAG_ARTIST, m->artist);
+    if (m->copyright != NULL) ok = ok && TIFFSetField(tif, TIFFTAG_COPYRIGHT, m->copyright);
+    return ok;
+}
+
+/// True when `m` has a field that belongs in the EXIF directory.
+static inline int stack_tiff_has_exif_directory(const stack_tiff_metadata *m) {
+    return m->exposure_time >= 0 || m->f_number >= 0 || m->exposure_bias == m->exposure_bias
+        || m->focal_length >= 0 || m->iso >= 0 || m->focal_length_35mm >= 0 || m->exposure_program >= 0
+        || m->flash >= 0 || m->pixel_x >= 0 || m->pixel_y >= 0 || m->date_time_original != NULL
+        || m->date_time_digitized != NULL || m->lens_make != NULL || m->lens_model != NULL || m->body_serial != NULL;
+}
+
+/// Writes `m`'s EXIF fields as a custom EXIF directory and returns its
+/// offset in `*offset` (1 on success). Leaves `tif` on that custom
+/// directory: the caller starts the image's directory afresh.
+static inline int stack_tiff_write_exif_directory(TIFF *tif, const stack_tiff_metadata *m, uint64_t *offset) {
+    if (TIFFCreateEXIFDirectory(tif) != 0) return 0;  // 0 is success
+    int ok = 1;
+    // libtiff 4.5 takes EXIF rationals as double and SHORT arrays as (count, uint16_t *).
+    if (m->exposure_time >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_EXPOSURETIME, m->exposure_time);
+    if (m->f_number >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_FNUMBER, m->f_number);
+    if (m->exposure_bias == m->exposure_bias) ok = ok && TIFFSetField(tif, EXIFTAG_EXPOSUREBIASVALUE, m->exposure_bias);
+    if (m->focal_length >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_FOCALLENGTH, m->focal_length);
+    if (m->iso >= 0) {
+        uint16_t iso = (uint16_t)(m->iso > 65535 ? 65535 : m->iso);
+        ok = ok && TIFFSetField(tif, EXIFTAG_ISOSPEEDRATINGS, (uint16_t)1, &iso);
+    }
+    if (m->focal_length_35mm >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_FOCALLENGTHIN35MMFILM, (uint16_t)m->focal_length_35mm);
+    if (m->exposure_program >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_EXPOSUREPROGRAM, (uint16_t)m->exposure_program);
+    if (m->flash >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_FLASH, (uint16_t)m->flash);
+    if (m->pixel_x >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_PIXELXDIMENSION, (uint32_t)m->pixel_x);
+    if (m->pixel_y >= 0) ok = ok && TIFFSetField(tif, EXIFTAG_PIXELYDIMENSION, (uint32_t)m->pixel_y);
+    if (m->date_time_original != NULL) ok = ok && TIFFSetField(tif, EXIFTAG_DATETIMEORIGINAL, m->date_time_original);
+    if (m->date_time_digitized != NULL) ok = ok && TIFFSetField(tif, EXIFTAG_DATETIMEDIGITIZED, m->date_time_digitized);
+    if (m->lens_make != NULL) ok = ok && TIFFSetField(tif, EXIFTAG_LENSMAKE, m->lens_make);
+    if (m->lens_model != NULL) ok = ok && TIFFSetField(tif, EXIFTAG_LENSMODEL, m->lens_model);
+    if (m->body_serial != NULL) ok = ok && TIFFSetField(tif, EXIFTAG_BODYSERIALNUMBER, m->body_serial);
+    return ok && TIFFWriteCustomDirectory(tif, offset);
+}
+
 /// Encodes interleaved samples (`channels` 1 = gray or 3 = RGB; `bits` 8 or
 /// 16 unsigned, or 32 = float; native byte order) as a contiguous,
 /// deflate-compressed TIFF in memory (horizontal predictor for integers,
 /// floating-point predictor for floats), strips of about 256 KiB. On success
 /// `*out` holds a malloc'd buffer of `*out_size` bytes (stack_tiff_free).
 static inline int stack_tiff_encode(const void *samples, uint32_t width, uint32_t height,
-                                    int channels, int bits, unsigned char **out, size_t *out_size,
+                                    int channels, int bits, const stack_tiff_metadata *metadata,
+                                    unsigned char **out, size_t *out_size,
                                     char *message, size_t message_size) {
     *out = NULL;
     *out_size = 0;
@@ -644,7 +714,18 @@ static inline int stack_tiff_encode(const void *samples, uint32_t width, uint32_
     uint32_t rows = (uint32_t)((256u << 10) / (row_bytes > 0 ? row_bytes : 1));
     if (rows < 1) rows = 1;
     if (rows > height) rows = height;
-    int ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width)
+    // The EXIF directory goes first (before any strip), then the image's
+    // directory is started afresh and points at it.
+    uint64_t exif_offset = 0;
+    int ok = 1;
+    if (metadata != NULL && stack_tiff_has_exif_directory(metadata)) {
+        ok = stack_tiff_write_exif_directory(tif, metadata, &exif_offset);
+        TIFFFreeDirectory(tif);
+        ok = ok && TIFFCreateDirectory(tif) == 0;
+    }
+    ok = ok && (metadata == NULL || stack_tiff_set_main_metadata(tif, metadata))
+          && (exif_offset == 0 || TIFFSetField(tif, TIFFTAG_EXIFIFD, exif_offset))
+          && TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width)
           && TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height)
           && TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)bits)
           && TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)channels)

@@ -19,10 +19,10 @@ struct StackCommand {
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
-                   help: "output .jpg/.jpeg, .png, .tif/.tiff or .fits/.fit/.fts (default: stacked.<ext of first frame>, never replacing a file)"),
-        OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG quality (default: 95)"),
+                   help: "output .jpg/.jpeg, .png, .tif/.tiff, .heic/.heif/.hif or .fits/.fit/.fts (default: stacked.<ext of first frame>, never replacing a file)"),
+        OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG and HEIC quality (default: 95)"),
         OptionSpec(names: ["--depth"], valueName: "8|16|32f",
-                   help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: the reference frame's, or the nearest the output format has)"),
+                   help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: 8 for JPEG; for PNG, TIFF and FITS 16, or 32f when the reference frame is float)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
         OptionSpec(names: ["--before-after"], valueName: "file",
                    help: "also write the reference frame (left) beside the stack (right), to see what stacking did"),
@@ -46,6 +46,8 @@ struct StackCommand {
                    help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
         OptionSpec(names: ["--debayer"], valueName: "bilinear",
                    help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
+        OptionSpec(names: ["--interpolation"], valueName: "kernel",
+                   help: "how frames are resampled onto the reference grid: lanczos3 | cubic | bilinear | nearest; nearest rounds shifts to whole pixels and never resamples (default: lanczos3)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
@@ -78,7 +80,8 @@ struct StackCommand {
         Every frame is registered to the reference frame (subpixel phase
         correlation, a full homography with --align homography, or a similarity
         from matched stars with --align stars), resampled
-        onto its grid (Lanczos-3), and combined per pixel.
+        onto its grid (Lanczos-3 unless --interpolation says otherwise), and
+        combined per pixel.
 
         USAGE: \(usage)
 
@@ -165,6 +168,8 @@ struct StackCommand {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
             "unknown --debayer '\($0)' (expected bilinear)" }) { o.debayer = d }
+        if let k = try args.value("--interpolation", Interpolation.init(rawValue:), else: {
+            "unknown --interpolation '\($0)' (expected lanczos3, cubic, bilinear or nearest)" }) { o.interpolation = k }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
     }
@@ -225,7 +230,7 @@ struct StackCommand {
         if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
             guard let format = ImageFormat.fromExtension(of: v) else {
-                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
+                throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts)")
             }
             try checkDepth(s.depth, format: format)
             s.output = v
@@ -236,7 +241,7 @@ struct StackCommand {
         }
         if let v = args.values["--before-after"] {
             guard ImageFormat.fromExtension(of: v) != nil else {
-                throw UsageError(description: "--before-after '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")
+                throw UsageError(description: "--before-after '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts)")
             }
             s.beforeAfter = v
         }
@@ -257,14 +262,14 @@ struct StackCommand {
         }
     }
 
-    /// Refuses a `--depth` the output format cannot hold (16 needs PNG, TIFF
-    /// or FITS; 32f needs TIFF or FITS).
+    /// Refuses a `--depth` the output format cannot hold (16 needs PNG, TIFF,
+    /// HEIC or FITS; 32f needs TIFF or FITS).
     static func checkDepth(_ depth: Int?, format: ImageFormat) throws {
         guard let depth, !format.bitDepths.contains(depth) else { return }
         if depth == 32 {
             throw UsageError(description: "--depth 32f needs a .tif, .tiff or .fits output (float samples)")
         }
-        throw UsageError(description: "--depth \(depth) needs a .png, .tif, .tiff or .fits output; JPEG is 8-bit")
+        throw UsageError(description: "--depth \(depth) needs a .png, .tif, .tiff, .heic or .fits output; JPEG is 8-bit")
     }
 }
 

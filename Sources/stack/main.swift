@@ -66,6 +66,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
         try TransformsFile.read(file).apply(to: &options, frameCount: frames.count, path: file)
     }
     options.temporaryDirectory = AtomicFile.folder(of: output)
+    options.outputBitDepth = settings.depth ?? (ImageFormat.fromExtension(of: output) ?? .jpeg).stackDepth(reference: 8)
     let modeName = options.mode.rawValue
     var result = try stack(frames, options: options) { p in
         switch p.stage {

@@ -166,7 +166,7 @@ struct ColourConversionTests {
         }
     }
 
-    @Test("an sRGB frame in a Display P3 burst is converted into P3, the reference's profile, which the result carries")
+    @Test("an sRGB frame in a Display P3 burst is converted into P3, the reference's profile, which JPEG, PNG and TIFF outputs carry byte for byte")
     func mixedBurstIntoP3() throws {
         let dir = try TestFiles.temporaryFolder()
         defer { TestFiles.remove(dir) }
@@ -179,6 +179,11 @@ struct ColourConversionTests {
         #expect(error < 0.001, "max error \(error)")
         #expect(result.frames.map(\.colourConverted) == [nil, true])
         #expect(result.metadata.iccProfile == ColourProfile.displayP3.bytes)
+        // Written and read back: the same profile bytes in each output that holds one.
+        for ext in ["jpg", "png", "tif"] {
+            try result.write(to: dir + "/out.\(ext)")
+            #expect(try ImageFile.read(dir + "/out.\(ext)").iccProfile == ColourProfile.displayP3.bytes, "\(ext)")
+        }
     }
 
     @Test("8-bit JPEG pairs: a P3 frame is converted on the Y, Cb, Cr path (average, median) and the RGB bytes path; the stack is within 1.5 levels of the all-sRGB pair's",

@@ -44,11 +44,14 @@ struct FloatStoreTests {
         }
     }
 
-    @Test("the plan keeps floats for float files and calibrated frames, 16 bits for 16-bit files, 8 for 8-bit")
+    @Test("the plan keeps floats for float files and calibrated frames, 16 bits for 16-bit files, 8 for 8-bit written at 8")
     func planDepth() {
         #expect(StackPlan.storeDepth(bitDepth: 32, calibrated: false) == .float32)
         #expect(StackPlan.storeDepth(bitDepth: 8, calibrated: true) == .float32)
         #expect(StackPlan.storeDepth(bitDepth: 16, calibrated: false) == .sixteen)
         #expect(StackPlan.storeDepth(bitDepth: 8, calibrated: false) == .eight)
+        // 8-bit frames stacked into a 16-bit file keep 16 bits in the store.
+        #expect(StackPlan.storeDepth(bitDepth: 8, calibrated: false, outputBitDepth: 16) == .sixteen)
+        #expect(StackPlan.storeDepth(bitDepth: 32, calibrated: false, outputBitDepth: 16) == .float32)
     }
 }

@@ -107,7 +107,7 @@ struct ImageIOFailureTests {
         }
         let two = Image(width: 8, height: 8, channels: 2)
         #expect(throws: StackerError.self) { _ = try ImageFile.encode(two, format: .png) }
-        #expect(throws: StackerError.invalidInput(path: "out.bmp", reason: "unsupported output format (use .jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts)")) {
+        #expect(throws: StackerError.invalidInput(path: "out.bmp", reason: "unsupported output format (use .jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts)")) {
             try ImageFile.write(image, to: "out.bmp")
         }
     }

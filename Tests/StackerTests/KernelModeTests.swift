@@ -90,10 +90,10 @@ struct KernelModeTests {
 
 @Suite("Mode kernel, many samples")
 struct KernelModeLargeTests {
-    @Test("more than 64 samples (scalar pair path) give the same cluster as the masked path")
+    @Test("more than 64 samples (several mask words) give the same cluster as 64")
     func largeCounts() {
         var rng = TestRandom(seed: 22)
-        // 100 samples: 40 background, 3 × 20 objects; and its first 50 (masked path).
+        // 100 samples: 40 background, 3 × 20 objects; and its first 64.
         var xs: [Float] = []
         for (level, count) in [(0.3, 40), (0.5, 20), (0.7, 20), (0.9, 20)] {
             for _ in 0..<count { xs.append(Float(level + 0.01 * rng.gaussian())) }
@@ -102,10 +102,67 @@ struct KernelModeLargeTests {
         let background = xs.filter { abs($0 - 0.3) < 0.06 }
         let expected = background.reduce(0.0) { $0 + Double($1) } / Double(background.count)
         #expect(abs(Double(ModeCluster.mode(xs)) - expected) < 1e-6)
-        // The same data through both paths: 64 samples (masks) vs the same plus a far
-        // outlier (65 → scalar path) must give the same cluster mean.
+        // 64 samples (one mask word) and the same plus a far outlier (65: two
+        // words) must give the same cluster mean.
         let first64 = Array(xs.prefix(64))
         let with65 = first64 + [0.05]
         #expect(abs(ModeCluster.mode(first64) - ModeCluster.mode(with65)) < 1e-6)
+    }
+
+    /// The definition, pair by pair: each sample's cluster is the samples
+    /// within τ in every channel; the largest wins; ties between different
+    /// member sets go to the cluster mean closest (Chebyshev) to the
+    /// per-channel median (`Median.of`),
+    /// then to the lowest index; the output is the weighted mean.
+    static func naiveMode(_ samples: [[Float]], weights: [Float], tolerance tau: Float) -> [Float] {
+        let k = samples.count, c = samples[0].count
+        let members = (0..<k).map { i in (0..<k).filter { j in (0..<c).allSatisfy { abs(samples[i][$0] - samples[j][$0]) <= tau } } }
+        let best = members.map(\.count).max()!
+        var candidates: [Int] = []
+        for i in 0..<k where members[i].count == best && !candidates.contains(where: { members[$0] == members[i] }) {
+            candidates.append(i)
+        }
+        var chosen = candidates[0]
+        if candidates.count > 1 {
+            var medians = [Float](repeating: 0, count: c)
+            for ch in 0..<c {
+                medians[ch] = Median.of(samples.map { $0[ch] })
+            }
+            var bestDistance = Float.infinity
+            for i in candidates {
+                var distance: Float = 0
+                for ch in 0..<c {
+                    let mean = members[i].reduce(Float(0)) { $0 + samples[$1][ch] } / Float(members[i].count)
+                    distance = max(distance, abs(mean - medians[ch]))
+                }
+                if distance < bestDistance { bestDistance = distance; chosen = i }
+            }
+        }
+        let m = members[chosen]
+        let sumW = m.reduce(0.0) { $0 + Double(weights[$1]) }
+        return (0..<c).map { ch in Float(m.reduce(0.0) { $0 + Double(weights[$1]) * Double(samples[$1][ch]) } / sumW) }
+    }
+
+    @Test("any sample count up to 300, 1 or 3 channels: the kernel gives the definition's cluster and mean",
+          arguments: [1, 3])
+    func matchesDefinition(channels: Int) {
+        var rng = TestRandom(seed: UInt64(40 + channels))
+        for k in [2, 7, 63, 64, 65, 127, 128, 129, 200, 300] {
+            for trial in 0..<4 {
+                // Three to five clusters of random sizes and spreads, some
+                // overlapping, so ties and shared members occur.
+                let centres = (0..<(3 + trial % 3)).map { _ in (0..<channels).map { _ in Float(rng.uniform()) } }
+                var samples: [[Float]] = []
+                for _ in 0..<k {
+                    let centre = centres[Int(rng.uniform() * Double(centres.count)) % centres.count]
+                    samples.append(centre.map { $0 + Float(0.03 * rng.gaussian()) })
+                }
+                let weights = (0..<k).map { _ in Float(0.5 + rng.uniform()) }
+                let got = ModeCluster.mode(samples, weights: weights, tolerance: 0.06)
+                let want = Self.naiveMode(samples, weights: weights, tolerance: 0.06)
+                let error = zip(got, want).map { abs($0 - $1) }.max() ?? 0
+                #expect(error < 1e-5, "k \(k), trial \(trial): \(got) vs \(want)")
+            }
+        }
     }
 }

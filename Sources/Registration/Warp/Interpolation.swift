@@ -1,22 +1,50 @@
 /// Resampling kernel used by `Warper`.
-public enum Interpolation: Sendable, Equatable, CaseIterable {
+public enum Interpolation: String, Sendable, Equatable, CaseIterable {
+    /// The nearest sample, 1 tap: no resampling at all. A translation is
+    /// rounded to whole pixels, so every output sample is an input sample
+    /// (noise keeps its per-pixel independence, alignment loses up to
+    /// 0.5 px). Transforms with rotation or scale take the sample nearest
+    /// each position.
+    case nearest
+    /// Linear interpolation per axis, 2×2 taps. Smooths noise the most (a
+    /// half-pixel shift averages 4 samples) and blurs detail the most.
+    case bilinear
     /// Keys cubic convolution with a = −0.5 (Catmull-Rom), 4×4 taps.
     /// Interpolating (exact at integer offsets), C¹, third-order accurate.
-    case bicubic
+    case bicubic = "cubic"
     /// Lanczos windowed sinc with a = 3, 6×6 taps, weights normalised to sum 1.
     /// Sharper than bicubic on band-limited detail, with slightly more ringing.
     case lanczos3
 
     /// Taps per axis.
-    public var taps: Int { self == .bicubic ? 4 : 6 }
-    /// Offset of the first tap from `floor(x)`.
-    public var firstTap: Int { self == .bicubic ? -1 : -2 }
+    public var taps: Int {
+        switch self {
+        case .nearest: return 1
+        case .bilinear: return 2
+        case .bicubic: return 4
+        case .lanczos3: return 6
+        }
+    }
+    /// Offset of the first tap from `floor(x)` (for `.nearest`, from the
+    /// rounded position).
+    public var firstTap: Int {
+        switch self {
+        case .nearest, .bilinear: return 0
+        case .bicubic: return -1
+        case .lanczos3: return -2
+        }
+    }
 
     /// Writes the tap weights for fractional offset `t` ∈ [0, 1) into `w`
     /// (`taps` values, for sample positions `floor(x) + firstTap + i`).
     @inline(__always)
     package func weights(_ t: Float, into w: UnsafeMutablePointer<Float>) {
         switch self {
+        case .nearest:
+            w[0] = 1
+        case .bilinear:
+            w[0] = 1 - t
+            w[1] = t
         case .bicubic:
             // Keys (1981), a = −0.5, expanded per tap.
             let t2 = t * t, t3 = t2 * t
@@ -78,13 +106,22 @@ struct WeightTable: Sendable {
         weights = w
     }
 
+    static let nearest = WeightTable(.nearest)
+    static let bilinear = WeightTable(.bilinear)
     static let bicubic = WeightTable(.bicubic)
     static let lanczos3 = WeightTable(.lanczos3)
 }
 
 extension Interpolation {
     /// The precomputed weights of this kernel (built once per process).
-    var phaseTable: WeightTable { self == .bicubic ? WeightTable.bicubic : WeightTable.lanczos3 }
+    var phaseTable: WeightTable {
+        switch self {
+        case .nearest: return WeightTable.nearest
+        case .bilinear: return WeightTable.bilinear
+        case .bicubic: return WeightTable.bicubic
+        case .lanczos3: return WeightTable.lanczos3
+        }
+    }
 }
 
 /// Constant tables for Lanczos-3 weights: cos(π k / 3), sin(π k / 3), k = −2…3.

@@ -90,7 +90,10 @@ struct TranslationPlan: Sendable {
     /// Covered output range per axis.
     let coveredX: Range<Int>, coveredY: Range<Int>
 
+    /// `.nearest` rounds the shift to whole pixels (halves away from zero),
+    /// so every sample is copied, coverage included.
     init(sx: Double, sy: Double, width: Int, height: Int, geometry: FrameGeometry, interpolation: Interpolation) {
+        let (sx, sy) = interpolation == .nearest ? (sx.rounded(), sy.rounded()) : (sx, sy)
         self.width = width
         self.height = height
         self.geometry = geometry
@@ -235,7 +238,10 @@ enum GeneralWarp {
         let low = Int64((-Warper.edgeEpsilon * one).rounded(.down))
         let highX = Int64(((Double(fw - 1) + Warper.edgeEpsilon) * one).rounded(.down))
         let highY = Int64(((Double(fh - 1) + Warper.edgeEpsilon) * one).rounded(.down))
-        let half = Int64(1) << (phaseShift - 1), phaseMask = Int64(WeightTable.phases - 1)
+        // Positions round to the nearest phase; `.nearest` rounds them to
+        // the nearest pixel (its one weight is 1 at every phase).
+        let half = interpolation == .nearest ? Int64(1) << 31 : Int64(1) << (phaseShift - 1)
+        let phaseMask = Int64(WeightTable.phases - 1)
         let stepX = Int64((m0 * one).rounded()), stepY = Int64((m3 * one).rounded())
         sources.withBaseAddresses { src in
         table.weights.withUnsafeBufferPointer { tw in
@@ -270,7 +276,12 @@ enum GeneralWarp {
                     if bx >= 0 && bx + WeightTable.stride <= fw && by >= 0 && by + taps <= fh {
                         let offset = by * fw + bx
                         for pi in src.indices {
-                            outs[pi][o] = taps == 6 ? dot6(src[pi] + offset, fw, wx, wy) : dot4(src[pi] + offset, fw, wx, wy)
+                            switch taps {
+                            case 6: outs[pi][o] = dot6(src[pi] + offset, fw, wx, wy)
+                            case 4: outs[pi][o] = dot4(src[pi] + offset, fw, wx, wy)
+                            case 2: outs[pi][o] = dot2(src[pi] + offset, fw, wx, wy)
+                            default: outs[pi][o] = src[pi][offset]
+                            }
                         }
                     } else {
                         for t in 0..<taps {
@@ -308,6 +319,14 @@ enum GeneralWarp {
         }
         let p = acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD8<Float>.self)
         return p.lowHalf.sum() + p[4] + p[5]
+    }
+
+    /// The 2×2 weighted sum at `s` (row stride `stride`).
+    @inline(__always)
+    static func dot2(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
+        let top = wx[0] * s[0] + wx[1] * s[1]
+        let bottom = wx[0] * s[stride] + wx[1] * s[stride + 1]
+        return wy[0] * top + wy[1] * bottom
     }
 
     /// The 4×4 weighted sum at `s` (row stride `stride`).

@@ -1,29 +1,22 @@
-/// What a file carries beside its pixels and EXIF: its ICC profile, XMP
-/// packet and IPTC-IIM block, each byte for byte as stored (after any
-/// container prefix and decompression), or nil.
-///
-/// Every reader of these (`JPEGMetadata`, `PNGMetadata`, the TIFF tags of
-/// `TIFFReader`) drops an item larger than `maxBytes`, and decompresses
-/// (PNG iCCP, compressed iTXt) no further than that, so no file makes us
-/// allocate more than a few megabytes for its metadata whatever lengths
-/// it claims. Malformed metadata is dropped (nil), never an error: the
-/// pixels are still read.
-struct EmbeddedMetadata: Sendable, Equatable {
-    /// The ICC profile, or nil.
-    var iccProfile: [UInt8]? = nil
-    /// The XMP packet (the XML), or nil.
-    var xmp: [UInt8]? = nil
-    /// The IPTC-IIM datasets, or nil.
-    var iptc: [UInt8]? = nil
+/// What an encoder embeds beside the pixels, as the file formats store it:
+/// each codec writes the parts its format can hold and ignores the rest
+/// (see `ImageFile.encode` for which goes where).
+struct EmbeddedMetadata: Sendable {
+    /// The EXIF TIFF block, already stating the output's size (see
+    /// `EXIF.withDimensions`), or nil.
+    var exif: [UInt8]?
+    /// The ICC profile, byte for byte, or nil.
+    var icc: [UInt8]?
+    /// The XMP packet (the XML alone), or nil.
+    var xmp: [UInt8]?
+    /// The IPTC-IIM block, or nil.
+    var iptc: [UInt8]?
 
-    /// The largest profile, packet or block kept: 4 MiB. ICC profiles of
-    /// cameras and phones are under 4 KB, LUT-based printer profiles reach
-    /// a few hundred KB; XMP packets are a few KB.
-    static let maxBytes = 4 << 20
-
-    /// `bytes` when it is non-empty and within `maxBytes`, else nil.
-    static func capped(_ bytes: [UInt8]?) -> [UInt8]? {
-        guard let bytes, !bytes.isEmpty, bytes.count <= maxBytes else { return nil }
-        return bytes
+    /// Drops empty parts, so a codec only has to test for nil.
+    init(exif: [UInt8]? = nil, icc: [UInt8]? = nil, xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
+        self.exif = exif?.isEmpty == false ? exif : nil
+        self.icc = icc?.isEmpty == false ? icc : nil
+        self.xmp = xmp?.isEmpty == false ? xmp : nil
+        self.iptc = iptc?.isEmpty == false ? iptc : nil
     }
 }

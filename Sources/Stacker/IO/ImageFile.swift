@@ -8,6 +8,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case tiff
     /// FITS (BITPIX 8, 16, 32, -32, -64; cfitsio).
     case fits
+    /// HEIF: read as HEIC, HEIF, HIF and AVIF (libheif, see `HEIFCodec`);
+    /// written as HEIC (HEVC, 8- or 10-bit).
+    case heif
 
     /// The format named by a path's extension (case-insensitive), or nil.
     public static func fromExtension(of path: some FilePathConvertible) -> ImageFormat? {
@@ -16,30 +19,33 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case "png": return .png
         case "tif", "tiff": return .tiff
         case "fits", "fit", "fts": return .fits
+        case "heic", "heif", "hif": return .heif
         default: return nil
         }
     }
 
     /// The format announced by the first bytes of a file (its "magic"), or nil.
     /// JPEG: `FF D8 FF`; PNG: the 8-byte PNG signature; TIFF: `II*\0` or
-    /// `MM\0*` (BigTIFF: `II+\0`, `MM\0+`); FITS: `SIMPLE  =`.
+    /// `MM\0*` (BigTIFF: `II+\0`, `MM\0+`); FITS: `SIMPLE  =`; HEIF: an
+    /// `ftyp` box with a HEIF brand (`HEIFCodec.hasMagic`, AVIF included).
     public static func fromMagic(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF { return .jpeg }
         if bytes.count >= 8 && bytes[0..<8].elementsEqual(PNGCodec.signature) { return .png }
         if TIFFCodec.hasMagic(bytes) { return .tiff }
         if FITSCodec.hasMagic(bytes) { return .fits }
+        if HEIFCodec.hasMagic(bytes) { return .heif }
         return nil
     }
 
     /// The extensions `fromExtension` knows, for messages.
-    static let extensionList = ".jpg, .jpeg, .png, .tif, .tiff, .fits, .fit or .fts"
+    static let extensionList = ".jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts"
 
-    /// Bits per sample this format can write: JPEG 8; PNG 8, 16; TIFF and
-    /// FITS 8, 16, 32 (32-bit float).
+    /// Bits per sample this format can write: JPEG 8; PNG 8, 16; HEIC 8, 16
+    /// (stored as 10-bit); TIFF and FITS 8, 16, 32 (32-bit float).
     public var bitDepths: [Int] {
         switch self {
         case .jpeg: return [8]
-        case .png: return [8, 16]
+        case .png, .heif: return [8, 16]
         case .tiff, .fits: return [8, 16, 32]
         }
     }
@@ -51,8 +57,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// What reading accepts, for messages: the formats `fromMagic` knows
-    /// plus the HEIF family (read, not written, so no `ImageFormat`: see
-    /// `HEIFCodec`) and SER videos (`SERCodec`).
+    /// (the HEIF family among them, AVIF included; see `HEIFCodec`) and SER
+    /// videos (`SERCodec`).
     static let nameList = "a JPEG, PNG, TIFF, FITS, HEIF/AVIF or SER file"
 }
 
@@ -112,17 +118,23 @@ public struct DecodedImage: Sendable {
 
 /// Encoder settings.
 public struct EncodeOptions: Sendable {
-    /// JPEG quality 1…100. Quality ≥ 90 encodes chroma at full resolution
-    /// (4:4:4), below 90 at quarter resolution (4:2:0).
+    /// JPEG and HEIC quality 1…100. Quality ≥ 90 encodes chroma at full
+    /// resolution (4:4:4), below 90 at quarter resolution (4:2:0).
     public var quality: Int
     /// Bits per sample for formats that allow a choice: 8, 16, or 32 =
     /// 32-bit float. TIFF and FITS: 8, 16 or 32 (anything else is invalid
     /// input). PNG: 16 when this is 16 or 32 (PNG has no float samples, so
-    /// 32 falls back to the nearest depth it has), else 8. JPEG is always 8-bit.
+    /// 32 falls back to the nearest depth it has), else 8. HEIC: 10-bit when
+    /// this is 16 or 32, else 8. JPEG is always 8-bit.
     public var bitDepth: Int
-    /// EXIF payload (TIFF block) to embed in the output, or nil. JPEG: an
-    /// APP1 segment right after SOI (dropped when larger than the 65 527
-    /// bytes a segment can hold); PNG: an eXIf chunk. TIFF and FITS ignore it.
+    /// EXIF payload (TIFF block) to embed in the output, or nil; its
+    /// Orientation is set to 1 (the pixels are written upright) and its
+    /// ImageWidth/ImageLength and PixelXDimension/PixelYDimension, where
+    /// present, to the image's size (`EXIF.forOutput`). JPEG:
+    /// an APP1 segment right after SOI (dropped when larger than the 65 527
+    /// bytes a segment can hold); PNG: an eXIf chunk; HEIC: an `Exif` item;
+    /// TIFF: its common entries rewritten into the file's own directories
+    /// (see `TIFFCodec.encode`). FITS ignores it.
     public var exif: [UInt8]?
     /// FITS header keywords to write after the structural ones; structural
     /// names (SIMPLE, BITPIX, NAXIS…, BZERO, BSCALE, EXTEND, …) and malformed
@@ -131,12 +143,18 @@ public struct EncodeOptions: Sendable {
     /// Threads a JPEG of more than about 1 MP is compressed on (strip by
     /// strip, see `JPEGStrips`); the bytes do not depend on it.
     public var threads: Int
-    /// ICC profile to embed, byte for byte, or nil. Not written by any
-    /// encoder yet.
+    /// ICC profile to embed, byte for byte, or nil. JPEG: APP2
+    /// `ICC_PROFILE` segments (split when larger than one holds; see
+    /// `JPEGMetadataSegments`); PNG: iCCP (libpng compresses it); TIFF: tag
+    /// 34675; HEIC: a `colr` box of type `prof`. FITS ignores it.
     public var iccProfile: [UInt8]? = nil
-    /// XMP packet to embed, or nil. Not written by any encoder yet.
+    /// XMP packet to embed, or nil. JPEG: APP1 `http://ns.adobe.com/xap/1.0/`
+    /// (dropped when larger than one segment holds); PNG: iTXt
+    /// `XML:com.adobe.xmp`; TIFF: tag 700; HEIC: a `mime` item. FITS ignores it.
     public var xmp: [UInt8]? = nil
-    /// IPTC-IIM block to embed, or nil. Not written by any encoder yet.
+    /// IPTC-IIM block to embed, or nil. JPEG: APP13 `Photoshop 3.0` with an
+    /// 8BIM resource 0x0404 (dropped when larger than one segment holds);
+    /// TIFF: tag 33723. PNG, HEIC and FITS have no place for it.
     public var iptc: [UInt8]? = nil
 
     /// Settings with the documented defaults (quality 95, 8-bit, no EXIF, no
@@ -152,7 +170,8 @@ public struct EncodeOptions: Sendable {
 }
 
 /// Reading and writing image files (JPEG through TurboJPEG, PNG through
-/// libpng, TIFF through libtiff, FITS through cfitsio). All functions are
+/// libpng, TIFF through libtiff, FITS through cfitsio, HEIF through libheif:
+/// the family read, HEIC written). All functions are
 /// thread-safe; each call uses its own codec state.
 ///
 /// Reading detects the format from the file's first bytes, not its name.
@@ -270,25 +289,25 @@ public enum ImageFile: Sendable {
             let decoded = try JPEGCodec.decode(bytes, path: path, maxPixels: maxPixels)
             let upright = Orientation.apply(exif.orientation, to: decoded)
             return DecodedImage(image: upright, bitDepth: 8, orientation: exif.orientation, exif: exif.tiff,
-                                iccProfile: metadata.embedded.iccProfile, xmp: metadata.embedded.xmp,
+                                iccProfile: metadata.embedded.icc, xmp: metadata.embedded.xmp,
                                 iptc: metadata.embedded.iptc)
         case .png:
             let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
             let metadata = PNGMetadata(bytes)
             let orientation = metadata.orientation
             return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
-                                orientation: orientation, iccProfile: decoded.image.channels == 3 ? metadata.colourProfile : metadata.embedded.iccProfile,
+                                orientation: orientation, iccProfile: decoded.image.channels == 3 ? metadata.colourProfile : metadata.embedded.icc,
                                 xmp: metadata.embedded.xmp)
         case .tiff:
             let decoded = try TIFFCodec.decode(bytes, path: path, maxPixels: maxPixels)
             let orientation = EXIF.orientation(tiffFile: bytes)
             let embedded = TIFFReader(bytes)?.embedded ?? EmbeddedMetadata()
             return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
-                                orientation: orientation, iccProfile: embedded.iccProfile, xmp: embedded.xmp,
+                                orientation: orientation, iccProfile: embedded.icc, xmp: embedded.xmp,
                                 iptc: embedded.iptc)
         case .fits:
             return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
-        case nil:
+        case .heif, nil:
             if HEIFCodec.hasMagic(bytes) {
                 return try HEIFCodec.decode(bytes, frame: nil, path: path, maxPixels: maxPixels)
             }
@@ -340,7 +359,7 @@ public enum ImageFile: Sendable {
         case .fits:
             let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try FITSCodec.header($0, path: path) }
             return (h.width, h.height, h.channels)
-        case nil:
+        case .heif, nil:
             if HEIFCodec.hasMagic(prefix) {
                 // The boxes libheif parses may sit after the coded data.
                 let h = try withWholeFile(file, prefix: prefix, prefixSize: prefixSize) { try HEIFCodec.header($0, path: path) }
@@ -365,9 +384,12 @@ public enum ImageFile: Sendable {
     /// clamped, NaN becomes 0) into the bytes of a file of `format`.
     /// JPEG: 8-bit, `options.quality`, 4:4:4 chroma at quality ≥ 90 else
     /// 4:2:0, a gray image gives a grayscale JPEG. PNG: 16-bit when
-    /// `options.bitDepth` is 16 or 32, else 8-bit. TIFF (deflate) and FITS:
+    /// `options.bitDepth` is 16 or 32, else 8-bit. HEIC (x265): like JPEG
+    /// for quality and chroma, 10-bit when `options.bitDepth` is 16 or 32
+    /// (see `HEIFCodec.encode`). TIFF (deflate) and FITS:
     /// `options.bitDepth` 8, 16 or 32 (float, values not clamped); FITS also
-    /// writes `options.keywords`.
+    /// writes `options.keywords`. The EXIF, ICC profile, XMP and IPTC go
+    /// where each format can hold them (see `EncodeOptions`).
     /// - Throws: `StackerError.invalidInput` for an image or option the format
     ///   cannot take, `StackerError.writeFailed` when the encoder fails (both
     ///   with an empty path).
@@ -377,7 +399,7 @@ public enum ImageFile: Sendable {
 
     /// Encodes and atomically writes `image` to `path`; the format comes from
     /// the extension (`.jpg`/`.jpeg`, `.png`, `.tif`/`.tiff`,
-    /// `.fits`/`.fit`/`.fts`). An existing file is replaced
+    /// `.heic`/`.heif`/`.hif`, `.fits`/`.fit`/`.fts`). An existing file is replaced
     /// only once the new one is complete on disk.
     /// - Throws: `StackerError.invalidInput` (unsupported extension, bad
     ///   options) or `StackerError.writeFailed`, naming `path`.
@@ -399,19 +421,25 @@ public enum ImageFile: Sendable {
         guard image.width > 0 && image.height > 0 else {
             throw StackerError.invalidInput(path: path, reason: "cannot encode an empty image")
         }
+        // The EXIF states the output's size and orientation, not the reference file's.
+        let metadata = EmbeddedMetadata(
+            exif: options.exif.map { EXIF.forOutput($0, width: image.width, height: image.height) },
+            icc: options.iccProfile, xmp: options.xmp, iptc: options.iptc)
         switch format {
         case .jpeg:
             guard (1...100).contains(options.quality) else {
                 throw StackerError.invalidInput(path: path, reason: "JPEG quality must be between 1 and 100, not \(options.quality)")
             }
             let jpeg = try JPEGCodec.encode(image, quality: options.quality, path: path, threads: options.threads)
-            guard let exif = options.exif else { return jpeg }
-            return EXIF.insert(tiff: exif, intoJPEG: jpeg)
+            return JPEGMetadataSegments.insert(metadata, intoJPEG: jpeg)
         case .png:
             return try PNGCodec.encode(image, bitDepth: options.bitDepth == 16 || options.bitDepth == 32 ? 16 : 8,
-                                       exif: options.exif, path: path)
+                                       metadata: metadata, path: path)
         case .tiff:
-            return try TIFFCodec.encode(image, bitDepth: options.bitDepth, path: path)
+            return try TIFFCodec.encode(image, bitDepth: options.bitDepth, metadata: metadata, path: path)
+        case .heif:
+            return try HEIFCodec.encode(image, quality: options.quality, bitDepth: options.bitDepth,
+                                        metadata: metadata, path: path)
         case .fits:
             return try FITSCodec.encode(image, bitDepth: options.bitDepth, keywords: options.keywords, path: path)
         }

@@ -4,20 +4,14 @@
 /// the XMP packet (APP1 `http://ns.adobe.com/xap/1.0/\0`) and the IPTC-IIM
 /// block (APP13 `Photoshop 3.0\0`, image resource 0x0404).
 ///
-/// Every read is bounds-checked; a malformed segment structure ends the
+/// The signatures are the writer's (`JPEGMetadataSegments`). Every read is
+/// bounds-checked; a malformed segment structure ends the
 /// walk (what was found before it is kept), and a malformed item is nil.
 struct JPEGMetadata {
     /// The TIFF block of the first APP1 `Exif\0\0` segment, or nil.
     var exif: [UInt8]?
     /// The ICC profile, XMP packet and IPTC block.
     var embedded = EmbeddedMetadata()
-
-    /// `ICC_PROFILE\0`, which starts each APP2 piece of a profile.
-    static let iccHeader = Array("ICC_PROFILE\0".utf8)
-    /// The namespace that starts an APP1 XMP packet.
-    static let xmpHeader = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
-    /// The signature that starts an APP13 Photoshop image-resource block.
-    static let photoshopHeader = Array("Photoshop 3.0\0".utf8)
 
     /// Walks `b` (a whole JPEG file, or its start).
     init(_ b: [UInt8]) {
@@ -28,19 +22,19 @@ struct JPEGMetadata {
             switch marker {
             case 0xE1 where data.starts(with: EXIF.header):
                 if exif == nil { exif = Array(data.dropFirst(EXIF.header.count)) }
-            case 0xE1 where data.starts(with: JPEGMetadata.xmpHeader):
-                if embedded.xmp == nil { embedded.xmp = EmbeddedMetadata.capped(Array(data.dropFirst(JPEGMetadata.xmpHeader.count))) }
-            case 0xE2 where data.count >= JPEGMetadata.iccHeader.count + 2 && data.starts(with: JPEGMetadata.iccHeader):
-                let at = data.startIndex + JPEGMetadata.iccHeader.count
+            case 0xE1 where data.starts(with: JPEGMetadataSegments.xmpHeader):
+                if embedded.xmp == nil { embedded.xmp = EmbeddedMetadata.capped(Array(data.dropFirst(JPEGMetadataSegments.xmpHeader.count))) }
+            case 0xE2 where data.count >= JPEGMetadataSegments.iccHeader.count + 2 && data.starts(with: JPEGMetadataSegments.iccHeader):
+                let at = data.startIndex + JPEGMetadataSegments.iccHeader.count
                 iccPieces.append((Int(data[at]), Int(data[at + 1]), data[(at + 2)...]))
-            case 0xED where data.starts(with: JPEGMetadata.photoshopHeader):
+            case 0xED where data.starts(with: JPEGMetadataSegments.photoshopHeader):
                 if photoshop.count + data.count <= EmbeddedMetadata.maxBytes {
-                    photoshop += data.dropFirst(JPEGMetadata.photoshopHeader.count)
+                    photoshop += data.dropFirst(JPEGMetadataSegments.photoshopHeader.count)
                 }
             default: break
             }
         }
-        embedded.iccProfile = JPEGMetadata.assembleICC(iccPieces)
+        embedded.icc = JPEGMetadata.assembleICC(iccPieces)
         embedded.iptc = EmbeddedMetadata.capped(JPEGMetadata.iptc(inPhotoshopResources: photoshop))
     }
 

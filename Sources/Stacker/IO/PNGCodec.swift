@@ -83,9 +83,13 @@ enum PNGCodec {
     }
 
     /// Encodes `image` (1 plane → gray, 3 → RGB) as a PNG of `bitDepth` 8 or
-    /// 16 bits; `exif` (a TIFF block) goes into an eXIf chunk.
+    /// 16 bits, with `metadata`'s EXIF in an eXIf chunk, its ICC profile in
+    /// an iCCP chunk (left out when libpng finds it unfit for the image,
+    /// such as an RGB profile on a gray image) and its XMP in an iTXt chunk
+    /// keyed `XML:com.adobe.xmp` (up to its first NUL byte, which XML never
+    /// holds). IPTC has no PNG chunk and is not written.
     /// - Throws: `StackerError.invalidInput` / `.writeFailed` naming `path`.
-    static func encode(_ image: Image, bitDepth: Int, exif: [UInt8]?, path: String) throws -> [UInt8] {
+    static func encode(_ image: Image, bitDepth: Int, metadata: EmbeddedMetadata, path: String) throws -> [UInt8] {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
             throw StackerError.invalidInput(path: path, reason: "the image is too large for PNG")
         }
@@ -93,16 +97,21 @@ enum PNGCodec {
         var size = 0
         var message = [CChar](repeating: 0, count: messageSize)
         defer { stack_png_free(output) }
-        let exifBytes = exif ?? []
-        let exifCount = UInt32(clamping: exifBytes.count)
+        let exifBytes = metadata.exif ?? [], iccBytes = metadata.icc ?? []
+        let xmpText: [CChar] = (metadata.xmp ?? []).map { CChar(bitPattern: $0) } + [0]
         func run(_ samples: UnsafeRawBufferPointer) -> Int32 {
             exifBytes.withUnsafeBufferPointer { e in
-                message.withUnsafeMutableBufferPointer { m in
-                    stack_png_encode(samples.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                     UInt32(image.width), UInt32(image.height),
-                                     Int32(image.channels), Int32(bitDepth),
-                                     exifCount > 0 ? e.baseAddress : nil, exifCount,
-                                     &output, &size, m.baseAddress, m.count)
+                iccBytes.withUnsafeBufferPointer { icc in
+                    xmpText.withUnsafeBufferPointer { x in
+                        message.withUnsafeMutableBufferPointer { m in
+                            stack_png_encode(samples.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                             UInt32(image.width), UInt32(image.height),
+                                             Int32(image.channels), Int32(bitDepth),
+                                             e.baseAddress, UInt32(clamping: e.count),
+                                             icc.baseAddress, UInt32(clamping: icc.count), x.baseAddress,
+                                             &output, &size, m.baseAddress, m.count)
+                        }
+                    }
                 }
             }
         }

@@ -33,8 +33,8 @@ struct PNGMetadata {
             case "eXIf" where exifOrientation == nil:
                 let entry = TIFFReader(Array(data))?.orientation() ?? nil
                 exifOrientation = entry.map { (1...8).contains($0.value) ? $0.value : 1 } ?? 1
-            case "iCCP" where embedded.iccProfile == nil:
-                embedded.iccProfile = PNGMetadata.iccProfile(data)
+            case "iCCP" where embedded.icc == nil:
+                embedded.icc = PNGMetadata.iccProfile(data)
             case "iTXt" where embedded.xmp == nil:
                 embedded.xmp = PNGMetadata.xmp(data)
             case "sRGB":
@@ -64,7 +64,7 @@ struct PNGMetadata {
     /// anything; else a profile made from cHRM (sRGB's primaries without
     /// it) and gAMA (the sRGB curve without it).
     var colourProfile: [UInt8]? {
-        if let icc = embedded.iccProfile { return icc }
+        if let icc = embedded.icc { return icc }
         if isSRGB || (gamma == nil && chromaticities == nil) { return nil }
         return ColourProfile(chromaticities: chromaticities ?? .sRGB,
                              transfer: gamma.map { .gamma(1 / $0) } ?? .sRGB)?.bytes

@@ -105,8 +105,25 @@ enum TIFFCodec {
     /// Encodes `image` (1 plane → gray, 3 → RGB) as a deflate-compressed
     /// TIFF: `bitDepth` 8 or 16 (unsigned, clamped to 0…1 and rounded) or 32
     /// (IEEE float, values kept as they are, NaN as 0).
+    ///
+    /// libtiff stores EXIF rationals from single-precision floats, so an
+    /// exposure of 1/125 s reads back as 1/125 to 7 digits, not exactly.
+    ///
+    /// `metadata`: the ICC profile goes into tag 34675, the XMP into tag 700,
+    /// the IPTC into tag 33723 (as UNDEFINED bytes, libtiff's type for it).
+    /// The EXIF block is not copied whole (its
+    /// offsets point into itself): the entries `EXIFFields` reads are
+    /// written again, Make, Model, DateTime, Artist and Copyright in the
+    /// image's directory, the others (exposure time, f-number, exposure
+    /// bias, focal length and its 35 mm equivalent, ISO, exposure program,
+    /// flash, original and digitized dates, lens make and model, body serial
+    /// number, and PixelXDimension/PixelYDimension stating the image's size)
+    /// in an EXIF directory that
+    /// tag 34665 points at. Everything else in it (GPS, maker notes,
+    /// thumbnails) is dropped.
     /// - Throws: `StackerError.invalidInput` / `.writeFailed` naming `path`.
-    static func encode(_ image: Image, bitDepth: Int, path: String) throws -> [UInt8] {
+    static func encode(_ image: Image, bitDepth: Int, metadata: EmbeddedMetadata = EmbeddedMetadata(),
+                       path: String) throws -> [UInt8] {
         _ = globalHandlersSilenced
         guard [8, 16, 32].contains(bitDepth) else {
             throw StackerError.invalidInput(path: path, reason: "TIFF bit depth must be 8, 16 or 32 (float), not \(bitDepth)")
@@ -119,9 +136,12 @@ enum TIFFCodec {
         var message = [CChar](repeating: 0, count: messageSize)
         defer { stack_tiff_free(output) }
         func run(_ samples: UnsafeRawBufferPointer) -> Int32 {
-            message.withUnsafeMutableBufferPointer { m in
-                stack_tiff_encode(samples.baseAddress, UInt32(image.width), UInt32(image.height),
-                                  Int32(image.channels), Int32(bitDepth), &output, &size, m.baseAddress, m.count)
+            withMetadata(metadata, width: image.width, height: image.height) { m in
+                message.withUnsafeMutableBufferPointer { msg in
+                    stack_tiff_encode(samples.baseAddress, UInt32(image.width), UInt32(image.height),
+                                      Int32(image.channels), Int32(bitDepth), m, &output, &size,
+                                      msg.baseAddress, msg.count)
+                }
             }
         }
         let rc: Int32
@@ -135,6 +155,52 @@ enum TIFFCodec {
             throw StackerError.writeFailed(path: path, reason: "TIFF encoding failed: \(detail)")
         }
         return [UInt8](UnsafeBufferPointer(start: output, count: size))
+    }
+
+    /// Calls `body` with `metadata` as the C struct `stack_tiff_encode`
+    /// reads; its pointers are valid only inside `body`. With an EXIF
+    /// block, PixelXDimension/PixelYDimension are `width` × `height`.
+    private static func withMetadata<R>(_ metadata: EmbeddedMetadata, width: Int, height: Int,
+                                        _ body: (UnsafePointer<stack_tiff_metadata>) -> R) -> R {
+        let fields = metadata.exif.map { EXIFFields(tiff: $0) }
+        let strings: [String?] = [fields?.make, fields?.model, fields?.dateTime, fields?.artist, fields?.copyright,
+                                  fields?.dateTimeOriginal, fields?.dateTimeDigitized, fields?.lensMake,
+                                  fields?.lensModel, fields?.bodySerial]
+        // The strings, NUL-terminated, one after the other in one buffer.
+        var text: [CChar] = []
+        let starts: [Int?] = strings.map { string in
+            guard let string else { return nil }
+            defer { text += string.utf8.map { CChar(bitPattern: $0 == 0 ? 0x3F : $0) } + [0] }
+            return text.count
+        }
+        let iptc = metadata.iptc ?? []
+        let icc = metadata.icc ?? [], xmp = metadata.xmp ?? []
+        return text.withUnsafeBufferPointer { t in
+            icc.withUnsafeBufferPointer { iccBytes in
+                xmp.withUnsafeBufferPointer { xmpBytes in
+                    iptc.withUnsafeBufferPointer { iptcBytes in
+                        func string(_ k: Int) -> UnsafePointer<CChar>? { starts[k].map { t.baseAddress! + $0 } }
+                        var m = stack_tiff_metadata()
+                        m.icc = iccBytes.baseAddress; m.icc_size = UInt32(clamping: icc.count)
+                        m.xmp = xmpBytes.baseAddress; m.xmp_size = UInt32(clamping: xmp.count)
+                        m.iptc = iptcBytes.baseAddress; m.iptc_size = UInt32(clamping: iptc.count)
+                        m.make = string(0); m.model = string(1); m.date_time = string(2)
+                        m.artist = string(3); m.copyright = string(4)
+                        m.date_time_original = string(5); m.date_time_digitized = string(6)
+                        m.lens_make = string(7); m.lens_model = string(8); m.body_serial = string(9)
+                        m.exposure_time = fields?.exposureTime.map { max($0, 0) } ?? -1
+                        m.f_number = fields?.fNumber.map { max($0, 0) } ?? -1
+                        m.exposure_bias = fields?.exposureBias ?? .nan
+                        m.focal_length = fields?.focalLength.map { max($0, 0) } ?? -1
+                        func count(_ v: Int?) -> Int32 { v.map { Int32(clamping: $0) } ?? -1 }
+                        m.iso = count(fields?.iso); m.focal_length_35mm = count(fields?.focalLength35mm)
+                        m.exposure_program = count(fields?.exposureProgram); m.flash = count(fields?.flash)
+                        m.pixel_x = count(fields.map { _ in width }); m.pixel_y = count(fields.map { _ in height })
+                        return body(&m)
+                    }
+                }
+            }
+        }
     }
 
     /// Turns a `stack_tiff_…` result code into the error to throw, if any.

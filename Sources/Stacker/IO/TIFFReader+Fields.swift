@@ -31,6 +31,6 @@ extension TIFFReader {
 
     /// The ICC profile, XMP packet and IPTC block of IFD0.
     var embedded: EmbeddedMetadata {
-        EmbeddedMetadata(iccProfile: field(Self.iccTag), xmp: field(Self.xmpTag), iptc: field(Self.iptcTag))
+        EmbeddedMetadata(icc: field(Self.iccTag), xmp: field(Self.xmpTag), iptc: field(Self.iptcTag))
     }
 }

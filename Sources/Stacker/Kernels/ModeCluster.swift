@@ -15,7 +15,9 @@
 /// colours differ from it by more than τ.
 ///
 /// Cost: O(k² · channels) per pixel for k samples, 8 pairs per SIMD step
-/// for k ≤ 64 (k = 20: 60 vector compares per channel).
+/// at any k (k = 20: 60 vector compares per channel; k = 200: 5,000), so
+/// the time per frame grows linearly with the frame count: the definition
+/// compares every pair.
 ///
 /// Tolerance: `defaultTolerance` (0.06) suits 8-bit photographs with typical
 /// sensor/JPEG noise (σ ≈ 0.014); `tolerance(forNoiseSigma:)` derives it from
@@ -71,7 +73,10 @@ public enum ModeCluster {
         let capacity: Int
         /// Most channels.
         let channels: Int
+        /// 64-bit words per neighbour mask (⌈capacity / 64⌉).
+        let words: Int
         let counts: UnsafeMutablePointer<Int32>
+        /// Neighbour masks, `words` per sample (sample i's at `i · words`).
         let masks: UnsafeMutablePointer<UInt64>
         let floats: UnsafeMutablePointer<Float>
         let medians: UnsafeMutablePointer<Float>
@@ -83,8 +88,9 @@ public enum ModeCluster {
         init(capacity: Int, channels: Int) {
             self.capacity = max(capacity, 1)
             self.channels = max(channels, 1)
+            words = (self.capacity + 63) / 64
             counts = .allocate(capacity: self.capacity)
-            masks = .allocate(capacity: self.capacity)
+            masks = .allocate(capacity: self.capacity * words)
             floats = .allocate(capacity: self.capacity)
             medians = .allocate(capacity: self.channels)
             means = .allocate(capacity: self.channels)
@@ -95,6 +101,14 @@ public enum ModeCluster {
         deinit {
             counts.deallocate(); masks.deallocate(); floats.deallocate()
             medians.deallocate(); means.deallocate(); sums.deallocate(); columns.deallocate()
+        }
+
+        /// Whether samples `i` and `j` have the same neighbour set (`n` words).
+        @inline(__always)
+        func sameMask(_ i: Int, _ j: Int, _ n: Int) -> Bool {
+            let a = masks + i * n, b = masks + j * n
+            for q in 0..<n where a[q] != b[q] { return false }
+            return true
         }
     }
 
@@ -112,60 +126,39 @@ public enum ModeCluster {
         }
         precondition(k <= scratch.capacity && c <= scratch.channels,
                      "ModeCluster scratch holds \(scratch.capacity)×\(scratch.channels), need \(k)×\(c)")
-        let counts = scratch.counts, masks = scratch.masks
-        let useMasks = k <= 64
-        if useMasks {
-            neighbourMasks(s, k, c, tau, scratch)
-        } else {
-            // More than 64 samples: symmetric scalar pair tests, no masks.
-            for i in 0..<k { counts[i] = 1; masks[i] = 0 }
-            for i in 0..<k {
-                let si = s + i * c
-                var j = i + 1
-                while j < k {
-                    if isNear(si, s + j * c, c, tau) { counts[i] += 1; counts[j] += 1 }
-                    j += 1
-                }
-            }
-        }
+        let counts = scratch.counts
+        let n = (k + 63) / 64
+        neighbourMasks(s, k, c, tau, scratch)
         var best: Int32 = 0, chosen = 0, ties = 0
         for i in 0..<k {
             if counts[i] > best { best = counts[i]; chosen = i; ties = 1 }
             else if counts[i] == best {
                 // Same member set → the same cluster, not a real tie.
-                if !(useMasks && masks[i] == masks[chosen]) { ties += 1 }
+                if !scratch.sameMask(i, chosen, n) { ties += 1 }
             }
         }
-        if ties > 1 { chosen = breakTie(s, k, c, tau, best, scratch) }
+        if ties > 1 { chosen = breakTie(s, k, c, best, scratch) }
 
-        // Weighted mean of the chosen cluster's members (Double sums).
-        let sc = s + chosen * c
+        // Weighted mean of the chosen cluster's members (Double sums), in
+        // index order: the set bits of its mask.
         let sums = scratch.sums, plain = scratch.sums + c
         for ch in 0..<(2 * c) { sums[ch] = 0 }
         var members = 0
         var sumW = 0.0
-        var next = 0
-        var bits = useMasks ? masks[chosen] : 0
-        while true {
-            // Members in index order: set bits of the mask, or a scan.
-            let j: Int
-            if useMasks {
-                if bits == 0 { break }
-                j = bits.trailingZeroBitCount
+        let mask = scratch.masks + chosen * n
+        for q in 0..<n {
+            var bits = mask[q]
+            while bits != 0 {
+                let j = 64 * q + bits.trailingZeroBitCount
                 bits &= bits - 1
-            } else {
-                while next < k && !isNear(sc, s + next * c, c, tau) { next += 1 }
-                if next >= k { break }
-                j = next
-                next += 1
-            }
-            let sj = s + j * c
-            let wj = Double(w[j])
-            members += 1
-            sumW += wj
-            for ch in 0..<c {
-                sums[ch] += wj * Double(sj[ch])
-                plain[ch] += Double(sj[ch])
+                let sj = s + j * c
+                let wj = Double(w[j])
+                members += 1
+                sumW += wj
+                for ch in 0..<c {
+                    sums[ch] += wj * Double(sj[ch])
+                    plain[ch] += Double(sj[ch])
+                }
             }
         }
         for ch in 0..<c {
@@ -174,14 +167,16 @@ public enum ModeCluster {
         return members
     }
 
-    /// Neighbour bit masks and counts for k ≤ 64 samples: bit j of
-    /// `masks[i]` is set when sample j is within `tau` of sample i (i itself
-    /// included). The samples are transposed to channel-major SIMD lanes
-    /// (padding +∞, never near) so each sample is tested against 8 others at once.
+    /// Neighbour bit masks and counts: bit j of sample i's mask (word
+    /// j / 64 of its ⌈k/64⌉) is set when sample j is within `tau` of sample
+    /// i (i itself included). The samples are transposed to channel-major
+    /// SIMD lanes (padding +∞, never near) so each sample is tested against
+    /// 8 others at once, whatever k: k²/8 vector compares per channel.
     @inline(__always)
     static func neighbourMasks(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int, _ tau: Float,
                                _ scratch: Scratch) {
         let chunks = (k + 7) / 8
+        let n = (k + 63) / 64
         let cols = scratch.columns
         for ch in 0..<c {
             for q in 0..<chunks {
@@ -194,61 +189,54 @@ public enum ModeCluster {
         let zero = SIMD8<UInt32>(repeating: 0)
         let hi = SIMD8<Float>(repeating: tau), lo = SIMD8<Float>(repeating: -tau)
         for i in 0..<k {
-            var mask: UInt64 = 0
-            for q in 0..<chunks {
-                var near = SIMDMask<SIMD8<Int32>>(repeating: true)
-                for ch in 0..<c {
-                    let d = cols[ch * chunks + q] - SIMD8<Float>(repeating: s[i * c + ch])
-                    near = near .& (d .<= hi) .& (d .>= lo)
+            let mask = scratch.masks + i * n
+            var count = 0
+            for word in 0..<n {
+                var bitsOfWord: UInt64 = 0
+                for q in (8 * word)..<min(8 * word + 8, chunks) {
+                    var near = SIMDMask<SIMD8<Int32>>(repeating: true)
+                    for ch in 0..<c {
+                        let d = cols[ch * chunks + q] - SIMD8<Float>(repeating: s[i * c + ch])
+                        near = near .& (d .<= hi) .& (d .>= lo)
+                    }
+                    let bits = zero.replacing(with: laneBits, where: near).wrappedSum()
+                    bitsOfWord |= UInt64(bits) << UInt64(8 * (q - 8 * word))
                 }
-                let bits = zero.replacing(with: laneBits, where: near).wrappedSum()
-                mask |= UInt64(bits) << UInt64(8 * q)
+                mask[word] = bitsOfWord
+                count += bitsOfWord.nonzeroBitCount
             }
-            scratch.masks[i] = mask
-            scratch.counts[i] = Int32(mask.nonzeroBitCount)
+            scratch.counts[i] = Int32(count)
         }
-    }
-
-    /// Whether samples `a` and `b` differ by at most `tau` in every channel.
-    @inline(__always)
-    static func isNear(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ c: Int, _ tau: Float) -> Bool {
-        for ch in 0..<c where abs(a[ch] - b[ch]) > tau { return false }
-        return true
     }
 
     /// Among the samples whose cluster has `best` members, the one whose
     /// cluster mean is closest (Chebyshev) to the per-channel median.
-    private static func breakTie(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int, _ tau: Float,
+    private static func breakTie(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int,
                                  _ best: Int32, _ scratch: Scratch) -> Int {
         let medians = scratch.medians, means = scratch.means
         for ch in 0..<c {
             for i in 0..<k { scratch.floats[i] = s[i * c + ch] }
             medians[ch] = Median.inPlace(UnsafeMutableBufferPointer(start: scratch.floats, count: k))
         }
-        let useMasks = k <= 64
+        let n = (k + 63) / 64
         var chosen = -1
         var chosenDistance = Float.infinity
         for i in 0..<k where scratch.counts[i] == best {
-            if useMasks && chosen >= 0 && scratch.masks[i] == scratch.masks[chosen] { continue }
-            let si = s + i * c
+            if chosen >= 0 && scratch.sameMask(i, chosen, n) { continue }
             for ch in 0..<c { means[ch] = 0 }
-            var n: Float = 0
-            if useMasks {
-                var bits = scratch.masks[i]
+            var members: Float = 0
+            let mask = scratch.masks + i * n
+            for q in 0..<n {
+                var bits = mask[q]
                 while bits != 0 {
-                    let j = bits.trailingZeroBitCount
+                    let j = 64 * q + bits.trailingZeroBitCount
                     bits &= bits - 1
                     for ch in 0..<c { means[ch] += s[j * c + ch] }
-                    n += 1
-                }
-            } else {
-                for j in 0..<k where isNear(si, s + j * c, c, tau) {
-                    for ch in 0..<c { means[ch] += s[j * c + ch] }
-                    n += 1
+                    members += 1
                 }
             }
             var distance: Float = 0
-            for ch in 0..<c { distance = max(distance, abs(means[ch] / n - medians[ch])) }
+            for ch in 0..<c { distance = max(distance, abs(means[ch] / members - medians[ch])) }
             if distance < chosenDistance { chosenDistance = distance; chosen = i }
         }
         return max(chosen, 0)

@@ -76,7 +76,7 @@ struct DecodedFrame: Sendable {
                 pixels = .bytes(Orientation.apply(exif.orientation, to: try JPEGCodec.decodeBytes(file, path: path, maxPixels: maxPixels)))
             }
             return DecodedFrame(pixels: pixels, bitDepth: 8, exif: exif.tiff, keywords: [],
-                                iccProfile: metadata.embedded.iccProfile, xmp: metadata.embedded.xmp,
+                                iccProfile: metadata.embedded.icc, xmp: metadata.embedded.xmp,
                                 iptc: metadata.embedded.iptc)
         }
         let decoded = try ImageFile.decode(bytes: file, path: path, maxPixels: maxPixels)

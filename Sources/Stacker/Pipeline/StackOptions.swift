@@ -1,5 +1,9 @@
 public import Registration
 
+/// The resampling kernel frames are warped with (`StackOptions.interpolation`),
+/// named here so that clients of Stacker need not import Registration.
+public typealias Interpolation = Registration.Interpolation
+
 /// How frames are combined, per output pixel, over the frames that cover it.
 public enum StackMode: String, Sendable, CaseIterable {
     /// Weighted mean, folded one frame at a time (streaming).
@@ -91,10 +95,16 @@ public struct StackOptions: Sendable {
     /// Folder for the frame store's temporary file.
     public var temporaryDirectory: FilePath = "."
     /// Bits per sample the robust kernels' frame store keeps; `nil` (the
-    /// default) chooses: 8 when the reference file has 8 bits per sample and
-    /// no calibration is applied, floats when it has float samples or
-    /// calibration is applied, else 16.
+    /// default) chooses: 8 when the reference file has 8 bits per sample, no
+    /// calibration is applied and `outputBitDepth` is at most 8 (or nil);
+    /// floats when it has float samples or calibration is applied; else 16.
     public var storeDepth: FrameStore.SampleDepth?
+    /// The bits per sample the result will be written at, when the caller
+    /// knows it (the CLI does: `--depth`, or the output format's default,
+    /// see `ImageFormat.stackDepth`); nil counts as 8. A deeper output keeps
+    /// 8-bit frames at 16 bits in the robust kernels' store, so the finer
+    /// steps of their median or mean reach the file.
+    public var outputBitDepth: Int?
     /// Whether the average, median and sigma-clip take JPEG frames as their
     /// own Y, Cb, Cr planes (default true): TurboJPEG skips its colour
     /// conversion and chroma upsampling, 4:2:0 chroma is warped and stacked

@@ -79,7 +79,8 @@ struct StackPlan: Sendable, Equatable {
         // files 16. Float files and calibrated frames keep floats: their
         // values may lie outside 0…1 (a dark-subtracted sky below 0, a
         // star above 1), and an integer store would clip them.
-        let depth = options.storeDepth ?? Self.storeDepth(bitDepth: reference.bitDepth, calibrated: calibrated)
+        let depth = options.storeDepth ?? Self.storeDepth(bitDepth: reference.bitDepth, calibrated: calibrated,
+                                                          outputBitDepth: options.outputBitDepth ?? 8)
         // 8-bit frames whose transforms are all translations can be warped as
         // the kernel reduces them: no warped copy of the burst is stored.
         let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
@@ -90,11 +91,11 @@ struct StackPlan: Sendable, Equatable {
     }
 
     /// The store depth for a reference of `bitDepth` bits per sample: 8 for
-    /// uncalibrated 8-bit files, floats for float files (more than 16 bits)
-    /// and calibrated frames, else 16.
-    static func storeDepth(bitDepth: Int, calibrated: Bool) -> FrameStore.SampleDepth {
+    /// uncalibrated 8-bit files written at 8 bits, floats for float files
+    /// (more than 16 bits) and calibrated frames, else 16.
+    static func storeDepth(bitDepth: Int, calibrated: Bool, outputBitDepth: Int = 8) -> FrameStore.SampleDepth {
         if calibrated || bitDepth > 16 { return .float32 }
-        return bitDepth <= 8 ? .eight : .sixteen
+        return bitDepth <= 8 && outputBitDepth <= 8 ? .eight : .sixteen
     }
 
     /// The kernel for `options.mode`, nil for the average.

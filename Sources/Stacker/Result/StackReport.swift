@@ -21,6 +21,7 @@ public struct StackReport: Sendable {
         out += "  \"version\": 1,\n"
         out += "  \"mode\": \(JSONText.string(options.mode.rawValue)),\n"
         out += "  \"align\": \(JSONText.string(options.alignment.rawValue)),\n"
+        out += "  \"interpolation\": \(JSONText.string(options.interpolation.rawValue)),\n"
         out += "  \"reference\": \(result.referenceIndex),\n"
         out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"
         out += "  \"output\": \(JSONText.string(outputPath)),\n"

@@ -65,14 +65,16 @@ public struct StackResult: Sendable {
 
     /// How the image is encoded at `path`: the format its extension names
     /// (JPEG when none does), at the depth nearest to `depth` that the
-    /// format has (default: the reference's), with the reference's EXIF in
-    /// a JPEG and its keywords in a FITS file.
+    /// format has (default: `ImageFormat.stackDepth`, so at least 16 bits
+    /// in PNG, TIFF and FITS), with the reference's EXIF, ICC profile, XMP
+    /// and IPTC in every format but FITS (each format keeps what it can
+    /// hold: see `EncodeOptions`) and its keywords in a FITS file.
     public func encodeOptions(for path: some FilePathConvertible, quality: Int = 95, depth: Int? = nil,
                               threads: Int? = nil) -> EncodeOptions {
         let format = ImageFormat.fromExtension(of: path) ?? .jpeg
         var encode = EncodeOptions(quality: quality)
-        encode.bitDepth = format.bitDepth(nearestTo: depth ?? metadata.bitDepth)
-        encode.exif = format == .jpeg ? metadata.exif : nil
+        encode.bitDepth = format.bitDepth(nearestTo: depth ?? format.stackDepth(reference: metadata.bitDepth))
+        encode.exif = format == .fits ? nil : metadata.exif
         encode.keywords = format == .fits ? metadata.keywords : []
         encode.threads = threads ?? options.threads
         encode.iccProfile = metadata.iccProfile
@@ -93,5 +95,21 @@ public struct StackResult: Sendable {
     /// The run's JSON report, naming `output` as the image written.
     public func report(output: some FilePathConvertible) -> StackReport {
         StackReport(result: self, outputPath: output.filePath.description)
+    }
+}
+
+extension ImageFormat {
+    /// The bits per sample a stack is written at when no depth is asked
+    /// for, given the reference frame's: JPEG and HEIC 8 (10-bit HEIC is
+    /// `--depth 16`, which not every viewer decodes); PNG, TIFF and FITS at
+    /// least 16, since the mean or median of many frames holds finer steps
+    /// than any one of them (8-bit frames written at 8 bits would round the
+    /// noise reduction away), and 32 (float) for a float reference in TIFF
+    /// and FITS.
+    public func stackDepth(reference bitDepth: Int) -> Int {
+        switch self {
+        case .jpeg, .heif: return 8
+        case .png, .tiff, .fits: return self.bitDepth(nearestTo: max(bitDepth, 16))
+        }
     }
 }
