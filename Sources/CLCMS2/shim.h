@@ -40,18 +40,18 @@ static inline int stack_lcms_is_rgb_profile(const void *data, uint32_t size) {
 }
 
 /// An RGB matrix/shaper ICC profile (v4) from a white point and primaries
-/// (CIE xy) and one transfer curve for all three channels: the sRGB curve
-/// when `srgb_curve` is 1, else a pure power `gamma` (2.2 decodes like
-/// v^2.2). Saved into a malloc'd buffer (release with stack_lcms_free);
-/// NULL on failure.
-static inline unsigned char *stack_lcms_rgb_profile(const double xy[8], int srgb_curve, double gamma,
-                                                    uint32_t *out_size) {
+/// (CIE xy) and one transfer curve for all three channels: when
+/// `parametric` is 1, ICC parametric curve type 4 with `curve` = {g, a, b,
+/// c, d}: Y = (aX + b)^g for X >= d, Y = cX below (the sRGB and BT.709
+/// curves are of this kind); else a pure power Y = X^curve[0]. Saved into
+/// a malloc'd buffer (release with stack_lcms_free); NULL on failure.
+static inline unsigned char *stack_lcms_rgb_profile(const double xy[8], const double curve_parameters[5],
+                                                    int parametric, uint32_t *out_size) {
     *out_size = 0;
     cmsCIExyY white = {xy[0], xy[1], 1.0};
     cmsCIExyYTRIPLE primaries = {{xy[2], xy[3], 1.0}, {xy[4], xy[5], 1.0}, {xy[6], xy[7], 1.0}};
-    // IEC 61966-2-1: Y = ((X + 0.055) / 1.055)^2.4 above 0.04045, X / 12.92 below.
-    const double srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
-    cmsToneCurve *curve = srgb_curve ? cmsBuildParametricToneCurve(NULL, 4, srgb) : cmsBuildGamma(NULL, gamma);
+    cmsToneCurve *curve = parametric ? cmsBuildParametricToneCurve(NULL, 4, curve_parameters)
+                                     : cmsBuildGamma(NULL, curve_parameters[0]);
     if (curve == NULL) return NULL;
     cmsToneCurve *curves[3] = {curve, curve, curve};
     cmsHPROFILE p = cmsCreateRGBProfile(&white, &primaries, curves);

@@ -103,6 +103,19 @@ struct ColourConversionTests {
         #expect(levels <= 1, "max error \(levels) levels")
     }
 
+    @Test("the BT.709 curve: a BT.709-primaries profile with it converts to sRGB as the two curves say, within 0.001")
+    func rec709Curve() throws {
+        let rec709 = try #require(ColourProfile(chromaticities: .sRGB, transfer: .rec709))
+        let converted = try #require(ColourConversion.convert(Self.scene, from: rec709, to: nil))
+        func decode709(_ v: Double) -> Double { v < 0.081 ? v / 4.5 : pow((v + 0.099) / 1.099, 1 / 0.45) }
+        var expected = Self.scene
+        for c in 0..<3 { expected.planes[c].pixels = Self.scene.planes[c].pixels.map { Float(Self.encode(decode709(Double($0)))) } }
+        let error = Self.maxError(converted, expected)
+        // Measured: 6.2e-5; the curves themselves differ by up to 0.062 here.
+        #expect(error < 0.001, "max error \(error)")
+        #expect(Self.maxError(converted, Self.scene) > 0.02)
+    }
+
     @Test("a profile lcms2 cannot read, or a gray one, gives no conversion")
     func unusableProfiles() {
         let garbage = ColourProfile(bytes: [UInt8](repeating: 7, count: 300))
@@ -110,6 +123,9 @@ struct ColourConversionTests {
         #expect(ColourConversion.convert(Self.scene, from: garbage, to: nil) == nil)
         #expect(ColourProfile.displayP3.isReadableRGB && ColourProfile.sRGB.isReadableRGB)
         #expect(ColourProfile.displayP3 != ColourProfile.sRGB)
+        // Built again a second later: the same bytes (no creation time in them).
+        usleep(1_100_000)
+        #expect(ColourProfile(chromaticities: .displayP3, transfer: .sRGB) == ColourProfile.displayP3)
     }
 
     // MARK: In a run.

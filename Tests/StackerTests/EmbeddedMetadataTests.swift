@@ -168,6 +168,21 @@ struct EmbeddedMetadataTests {
         #expect(try ImageFile.decode(bytes: plain).iccProfile == nil)
     }
 
+    @Test("a PNG's cICP (H.273 code points) outranks iCCP and sRGB: Display P3 + sRGB curve gives the P3 profile, sRGB none; PQ is left to the other chunks")
+    func pngCICP() throws {
+        let plain = try ImageFile.encode(Self.image, format: .png)
+        let icc = Self.fakeProfile(400, seed: 8)
+        func profile(_ cicp: [UInt8], _ others: [(String, [UInt8])] = []) throws -> [UInt8]? {
+            try ImageFile.decode(bytes: HandMadePNG.inserting([("cICP", cicp)] + others, afterIHDROf: plain)).iccProfile
+        }
+        #expect(try profile([12, 13, 0, 1]) == ColourProfile.displayP3.bytes)
+        #expect(try profile([12, 13, 0, 1], [("iCCP", HandMadeMetadata.iCCP(icc))]) == ColourProfile.displayP3.bytes)
+        #expect(try profile([1, 13, 0, 1], [("iCCP", HandMadeMetadata.iCCP(icc))]) == nil)
+        #expect(try profile([9, 1, 0, 1]) == ColourProfile(chromaticities: .rec2020, transfer: .rec709)?.bytes)
+        #expect(try profile([9, 16, 0, 1], [("iCCP", HandMadeMetadata.iCCP(icc))]) == icc)  // PQ
+        #expect(try profile([12, 13, 0, 0]) == nil)  // narrow range: not expressed, nothing else says anything
+    }
+
     @Test("a TIFF's tags 34675 (ICC), 700 (XMP) and 33723 (IPTC, as LONGs) are read; a tag running past the file is dropped")
     func tiffTags() throws {
         let layout = HandMadeTIFF(width: 4, height: 3, samplesPerPixel: 3, bits: 8, photometric: 2)

@@ -24,6 +24,9 @@ public struct Chromaticities: Sendable, Equatable {
     /// Display P3 (DCI-P3 primaries, D65 white): (0.680, 0.320), (0.265, 0.690), (0.150, 0.060).
     public static let displayP3 = Chromaticities(white: (0.3127, 0.3290), red: (0.680, 0.320),
                                                  green: (0.265, 0.690), blue: (0.150, 0.060))
+    /// Rec. 2020 (D65 white): (0.708, 0.292), (0.170, 0.797), (0.131, 0.046).
+    public static let rec2020 = Chromaticities(white: (0.3127, 0.3290), red: (0.708, 0.292),
+                                               green: (0.170, 0.797), blue: (0.131, 0.046))
 
     /// Equal when all four points are equal.
     public static func == (a: Chromaticities, b: Chromaticities) -> Bool {
@@ -35,6 +38,8 @@ public struct Chromaticities: Sendable, Equatable {
 public enum TransferCurve: Sendable, Equatable {
     /// The sRGB curve (IEC 61966-2-1), which Display P3 shares.
     case sRGB
+    /// The BT.709 curve, which BT.2020 shares (its OETF, inverted).
+    case rec709
     /// A pure power: linear = value^gamma (2.2 for a PNG whose gAMA is 0.45455).
     case gamma(Double)
 }
@@ -53,7 +58,9 @@ public struct ColourProfile: Sendable, Equatable {
     }
 
     /// An RGB profile with the given chromaticities and transfer curve, or
-    /// nil when Little CMS cannot build one (e.g. collinear primaries).
+    /// nil when Little CMS cannot build one (e.g. collinear primaries). The
+    /// same arguments give the same bytes (the header's creation date is
+    /// fixed), so built profiles compare equal.
     public init?(chromaticities: Chromaticities, transfer: TransferCurve) {
         guard let bytes = LittleCMS.rgbProfile(chromaticities, transfer: transfer) else { return nil }
         self.bytes = bytes

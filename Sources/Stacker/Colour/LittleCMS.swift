@@ -23,16 +23,24 @@ enum LittleCMS {
         _ = silenced
         let xy = [c.white.x, c.white.y, c.red.x, c.red.y, c.green.x, c.green.y, c.blue.x, c.blue.y]
         var size: UInt32 = 0
-        let gamma: Double
+        let parameters: [Double], parametric: Bool
         switch transfer {
-        case .sRGB: gamma = 0
-        case .gamma(let g): gamma = g
+        // IEC 61966-2-1: Y = ((X + 0.055) / 1.055)^2.4 from 0.04045, X / 12.92 below.
+        case .sRGB: (parameters, parametric) = ([2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045], true)
+        // ITU-R BT.709 (and BT.2020) inverted: Y = ((X + 0.099) / 1.099)^(1/0.45) from 0.081, X / 4.5 below.
+        case .rec709: (parameters, parametric) = ([1 / 0.45, 1 / 1.099, 0.099 / 1.099, 1 / 4.5, 0.081], true)
+        case .gamma(let g): (parameters, parametric) = ([g, 0, 0, 0, 0], false)
         }
-        guard let out = xy.withUnsafeBufferPointer({
-            stack_lcms_rgb_profile($0.baseAddress, transfer == .sRGB ? 1 : 0, gamma, &size)
+        guard let out = xy.withUnsafeBufferPointer({ points in
+            parameters.withUnsafeBufferPointer { stack_lcms_rgb_profile(points.baseAddress, $0.baseAddress, parametric ? 1 : 0, &size) }
         }) else { return nil }
         defer { stack_lcms_free(out) }
-        return [UInt8](UnsafeBufferPointer(start: out, count: Int(size)))
+        var bytes = [UInt8](UnsafeBufferPointer(start: out, count: Int(size)))
+        // lcms2 stamps the header with the time of creation (bytes 24…35);
+        // a fixed date (2000-01-01 00:00:00) makes the same inputs give the
+        // same bytes, which is how profiles are compared.
+        if bytes.count >= 36 { bytes.replaceSubrange(24..<36, with: [0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]) }
+        return bytes
     }
 
     /// A relative-colorimetric transform between two profiles (nil: sRGB),

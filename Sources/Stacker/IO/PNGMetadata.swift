@@ -2,7 +2,7 @@
 /// memory (bounds-checked, up to IEND; CRCs not checked): the eXIf
 /// orientation, the iCCP profile (inflated), the XMP packet (iTXt keyword
 /// `XML:com.adobe.xmp`, inflated when compressed) and the colour chunks
-/// sRGB, gAMA and cHRM.
+/// cICP, sRGB, gAMA and cHRM.
 ///
 /// libpng is told to skip every ancillary chunk (see `stack_png_decode`),
 /// so nothing here comes from it; a chunk's claimed length never drives an
@@ -19,6 +19,9 @@ struct PNGMetadata {
     var gamma: Double?
     /// The cHRM chunk's white point and primaries, or nil.
     var chromaticities: Chromaticities?
+    /// The cICP chunk's four code points (ITU-T H.273: colour primaries,
+    /// transfer characteristics, matrix coefficients, full-range flag), or nil.
+    var cicp: [UInt8]?
 
     /// Walks `b`, a whole PNG file (or its start).
     init(_ b: [UInt8]) {
@@ -39,6 +42,8 @@ struct PNGMetadata {
                 embedded.xmp = PNGMetadata.xmp(data)
             case "sRGB":
                 isSRGB = true
+            case "cICP" where length == 4:
+                cicp = Array(data)
             case "gAMA" where length == 4:
                 let value = PNGMetadata.u32(b, start)
                 gamma = value > 0 ? Double(value) / 100_000 : nil
@@ -59,15 +64,46 @@ struct PNGMetadata {
         exifOrientation ?? embedded.xmp.flatMap(XMPOrientation.read) ?? 1
     }
 
-    /// The profile the pixels are in, by PNG's order of precedence: the
-    /// iCCP profile; nil (sRGB) for an sRGB chunk or when no chunk says
+    /// The profile the pixels are in, by PNG's order of precedence (third
+    /// edition): a cICP chunk we can express as a profile (`cicpProfile`);
+    /// the iCCP profile; nil (sRGB) for an sRGB chunk or when no chunk says
     /// anything; else a profile made from cHRM (sRGB's primaries without
     /// it) and gAMA (the sRGB curve without it).
     var colourProfile: [UInt8]? {
+        if let cicp, let made = PNGMetadata.cicpProfile(cicp) { return made }
         if let icc = embedded.icc { return icc }
         if isSRGB || (gamma == nil && chromaticities == nil) { return nil }
         return ColourProfile(chromaticities: chromaticities ?? .sRGB,
                              transfer: gamma.map { .gamma(1 / $0) } ?? .sRGB)?.bytes
+    }
+
+    /// The profile for cICP code points, when they are full-range RGB
+    /// (matrix 0, flag 1) with primaries BT.709 (1), Display P3 (12) or
+    /// BT.2020 (9) and a transfer of sRGB (13), BT.709 or BT.2020 (1, 6,
+    /// 14, 15), linear (8) or a power 2.2 / 2.8 (4, 5): `.some(nil)` for
+    /// sRGB itself (no profile made), `.some(bytes)` otherwise. Nil for
+    /// anything else, and the other chunks decide (PQ and HLG, 16 and 18,
+    /// have no matrix/shaper profile).
+    static func cicpProfile(_ c: [UInt8]) -> [UInt8]?? {
+        guard c.count == 4, c[2] == 0, c[3] == 1 else { return nil }
+        let primaries: Chromaticities, transfer: TransferCurve
+        switch c[0] {
+        case 1: primaries = .sRGB
+        case 9: primaries = .rec2020
+        case 12: primaries = .displayP3
+        default: return nil
+        }
+        switch c[1] {
+        case 13: transfer = .sRGB
+        case 1, 6, 14, 15: transfer = .rec709
+        case 8: transfer = .gamma(1)
+        case 4: transfer = .gamma(2.2)
+        case 5: transfer = .gamma(2.8)
+        default: return nil
+        }
+        if primaries == .sRGB, transfer == .sRGB { return .some(nil) }
+        guard let made = ColourProfile(chromaticities: primaries, transfer: transfer) else { return nil }
+        return .some(made.bytes)
     }
 
     /// A big-endian 32-bit value at `i` (the caller checked the bounds).
