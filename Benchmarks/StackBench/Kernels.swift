@@ -8,13 +8,17 @@ import Stacker
 /// Gaussian noise of σ 0.02, coverage missing in a few columns on the left
 /// of three frames in four), then `FrameStore.reduce` timed per kernel at
 /// 1 and 2 threads, in 16- and 8-bit stores. No files, no decode, no
-/// registration: what the row-band reduce itself costs.
+/// registration: what the row-band reduce itself costs. The rejection
+/// family's `reject-…` cases give its time per sample beside sigma-clip's.
 struct KernelBench {
     static let width = 1000, height = 1000, channels = 3, frames = 20
     static let kernels: [(name: String, kernel: RobustKernel)] = [
         ("median", .median), ("sigma-clip", .sigmaClip), ("mode", .mode),
         ("sigma-clip-0-passes", .sigmaClip(kappaLow: 3, kappaHigh: 3, maxIterations: 0)),
-    ]
+    ] + RejectionAlgorithm.Name.allCases.filter { $0 != .sigma }.map {
+        // The rest of the rejection family (`--reject`), on the per-pixel path.
+        ("reject-\($0.rawValue)", .rejection(.named($0)))
+    }
 
     /// A filled store of `depth`; returns it with the median time to store one frame.
     static func filledStore(depth: FrameStore.SampleDepth, in folder: String) throws -> (FrameStore, Double) {

@@ -31,7 +31,21 @@ struct StackCommand {
         OptionSpec(names: ["--weights"], valueName: "equal|auto",
                    help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
         OptionSpec(names: ["--kappa"], valueName: "k|low,high",
-                   help: "sigma-clip rejection threshold in robust sigmas (default: 3)"),
+                   help: "sigma-clip rejection threshold in robust sigmas, and the κ of --reject mad, winsorized, linear-fit (default: 3)"),
+        OptionSpec(names: ["--reject"], valueName: "algorithm",
+                   help: "reject outliers per pixel, then take the (weighted) mean of what is kept: percentile | sigma | mad | winsorized | linear-fit | gesd; sigma is --mode sigma-clip (see README for which suits how many frames)"),
+        OptionSpec(names: ["--reject-low"], valueName: "k",
+                   help: "--reject: the bound below the centre: κ in robust σ (default: 3) or, for percentile, a fraction of the median (default: 0.2)"),
+        OptionSpec(names: ["--reject-high"], valueName: "k",
+                   help: "--reject: the bound above, as --reject-low (percentile: 0.1)"),
+        OptionSpec(names: ["--gesd-outliers"], valueName: "fraction",
+                   help: "--reject gesd: at most this fraction of a pixel's frames are outliers, 0 to 1 (default: 0.3)"),
+        OptionSpec(names: ["--gesd-alpha"], valueName: "alpha",
+                   help: "--reject gesd: the test's significance, 0 to 1 (default: 0.05)"),
+        OptionSpec(names: ["--rejection-map"], valueName: "file",
+                   help: "with --reject or --mode sigma-clip, also write per pixel the fraction of frames rejected low (red) and high (green): .png/.tif (16-bit RGB) or .fits (3-plane float cube, third plane 0)"),
+        OptionSpec(names: ["--keep"], valueName: "N|P%",
+                   help: "stack only the best N frames, or P% of them, by registration score (star alignment: smallest star FWHM); the others are listed in the report with the cut-off (default: all)"),
         OptionSpec(names: ["--bias"], valueName: "file|folder",
                    help: "bias frames: a master, or raw frames (repeat the option, or name a folder) combined per pixel"),
         OptionSpec(names: ["--dark"], valueName: "file|folder",
@@ -113,6 +127,8 @@ struct StackCommand {
         var quality = 95
         var depth: Int?
         var quiet = false
+        /// Where to write the rejection map, if anywhere.
+        var rejectionMap: FilePath?
     }
 
     /// What `parse` decided to do.
@@ -129,6 +145,7 @@ struct StackCommand {
         var s = Settings()
         s.quiet = args.flags.contains("--quiet")
         try parseStacking(args, into: &s.options)
+        try parseRejection(args, into: &s)
         try parseCalibration(args, into: &s.options.calibration)
         try parseLimits(args, into: &s.options)
         try parseOutput(args, into: &s)
@@ -170,8 +187,66 @@ struct StackCommand {
             "unknown --debayer '\($0)' (expected bilinear)" }) { o.debayer = d }
         if let k = try args.value("--interpolation", Interpolation.init(rawValue:), else: {
             "unknown --interpolation '\($0)' (expected lanczos3, cubic, bilinear or nearest)" }) { o.interpolation = k }
+        if let k = try args.value("--keep", parseKeep, else: {
+            "--keep needs a frame count ≥ 1 or a percentage above 0 and at most 100 such as 80%, got '\($0)'" }) { o.keep = k }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
+    }
+
+    /// `--reject` and its thresholds, and `--rejection-map`.
+    private static func parseRejection(_ args: ParsedArguments, into s: inout Settings) throws {
+        let names = RejectionAlgorithm.Name.allCases.map(\.rawValue).joined(separator: ", ")
+        let name = try args.value("--reject", RejectionAlgorithm.Name.init(rawValue:), else: {
+            "unknown --reject '\($0)' (expected \(names))" })
+        func number(_ option: String, _ valid: @escaping (Float) -> Bool, _ what: String) throws -> Float? {
+            let v = try args.value(option, { Float($0).flatMap { $0.isFinite && valid($0) ? $0 : nil } }, else: {
+                "\(option) needs \(what), got '\($0)'" })
+            if v != nil && name == nil { throw UsageError(description: "\(option) needs --reject") }
+            return v
+        }
+        let percentile = name == .percentile
+        let boundWhat = percentile ? "a fraction of the median ≥ 0 such as 0.2" : "a positive κ such as 3"
+        let low = try number("--reject-low", { percentile ? $0 >= 0 : $0 > 0 }, boundWhat)
+        let high = try number("--reject-high", { percentile ? $0 >= 0 : $0 > 0 }, boundWhat)
+        let fraction = try number("--gesd-outliers", { $0 > 0 && $0 < 1 }, "a fraction between 0 and 1 such as 0.3")
+        let alpha = try number("--gesd-alpha", { $0 > 0 && $0 < 1 }, "a significance between 0 and 1 such as 0.05")
+        if let name {
+            if let mode = args["--mode"], mode != StackMode.sigmaClip.rawValue {
+                throw UsageError(description: "--reject makes its own stack (the mean of the kept samples); drop --mode \(mode)")
+            }
+            if name != .gesd && (fraction != nil || alpha != nil) {
+                throw UsageError(description: "--gesd-outliers and --gesd-alpha need --reject gesd")
+            }
+            // --kappa stands for the κ of every κσ algorithm unless --reject-low/-high say otherwise.
+            let o = s.options, kappaGiven = args["--kappa"] != nil && name != .percentile
+            let kappaLow = low ?? (kappaGiven ? o.kappaLow : nil), kappaHigh = high ?? (kappaGiven ? o.kappaHigh : nil)
+            s.options.rejection = name == .sigma
+                ? .sigma(kappaLow: kappaLow ?? o.kappaLow, kappaHigh: kappaHigh ?? o.kappaHigh, maxIterations: o.clipIterations)
+                : .named(name, low: kappaLow, high: kappaHigh, outlierFraction: fraction, significance: alpha)
+        }
+        if let v = args.values["--rejection-map"] {
+            guard name != nil || s.options.mode == .sigmaClip else {
+                throw UsageError(description: "--rejection-map needs --reject or --mode sigma-clip")
+            }
+            guard let format = ImageFormat.fromExtension(of: v), format != .jpeg else {
+                throw UsageError(description: "--rejection-map '\(v)': use .png, .tif, .tiff, .fits, .fit or .fts (16-bit or float, not JPEG)")
+            }
+            s.rejectionMap = v
+            s.options.makesRejectionMap = true
+        }
+    }
+
+    /// `--keep N` (a count ≥ 1) or `--keep P%` (0 < P ≤ 100).
+    private static func parseKeep(_ v: String) -> FrameSelection? {
+        let selection: FrameSelection
+        if v.hasSuffix("%") {
+            guard let p = Double(v.dropLast()) else { return nil }
+            selection = .percent(p)
+        } else {
+            guard let n = Int(v) else { return nil }
+            selection = .count(n)
+        }
+        return selection.invalidReason == nil ? selection : nil
     }
 
     /// `--cfa auto|none|PATTERN` (the pattern in any case).

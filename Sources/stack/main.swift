@@ -52,7 +52,10 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     if let report = settings.report, report == settings.beforeAfter {
         throw StackerError.invalidInput(path: report.description, reason: "the report and the before/after picture are the same file")
     }
-    for extra in [settings.report, settings.beforeAfter].compactMap({ $0 }) {
+    if let map = settings.rejectionMap, map == settings.report || map == settings.beforeAfter {
+        throw StackerError.invalidInput(path: map.description, reason: "the rejection map and the report or before/after picture are the same file")
+    }
+    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap].compactMap({ $0 }) {
         try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
         guard extra != output else {
             throw StackerError.invalidInput(path: extra.description, reason: "this file is the output itself; choose another name")
@@ -67,7 +70,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     }
     options.temporaryDirectory = AtomicFile.folder(of: output)
     options.outputBitDepth = settings.depth ?? (ImageFormat.fromExtension(of: output) ?? .jpeg).stackDepth(reference: 8)
-    let modeName = options.mode.rawValue
+    let modeName = options.rejection.map { "reject \($0.name.rawValue)" } ?? options.mode.rawValue
     var result = try stack(frames, options: options) { p in
         switch p.stage {
         case .aligning: terminal.progress("stack: aligning \(p.completed)/\(p.total) \(p.path ?? "")")
@@ -79,6 +82,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     let start = ContinuousClock.now
     try result.write(to: output, quality: settings.quality, depth: settings.depth)
     result.timings.addEncode(since: start)
+    if let mapPath = settings.rejectionMap, let map = result.rejectionMap { try map.write(to: mapPath) }
     if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
     if let picture = settings.beforeAfter {
         let reference = try frames[result.referenceIndex].image(maxPixels: options.maxPixels)

@@ -133,6 +133,18 @@ public final class DeferredWarpStore: @unchecked Sendable {
         slots.withLock { $0.kept[index] = kept }
     }
 
+    /// Drops frame `index` (out of range: nothing) and gives its memory
+    /// back: the slot counts as never stored. For frames left out after
+    /// they were stored (`--keep`).
+    public func drop(frame index: Int) {
+        guard index >= 0, index < frameCount else { return }
+        slots.withLock { s in
+            s.total -= s.bytes[index]
+            s.bytes[index] = 0
+            s.kept[index] = nil
+        }
+    }
+
     /// Drops every frame: each slot counts as never stored again.
     public func removeAll() {
         slots.withLock { s in

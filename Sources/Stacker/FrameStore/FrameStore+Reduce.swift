@@ -42,19 +42,54 @@ extension FrameStore {
     func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
                 scalarPastNetwork: Bool = false,
                 counts: Bool = true) throws -> (image: Image, coverageCount: Plane) {
+        let r = try reduce(kernel, weights: weights, threads: threads, networkLimit: networkLimit,
+                           scalarPastNetwork: scalarPastNetwork, counts: counts, rejectionMap: false)
+        return (r.image, r.coverageCount)
+    }
+
+    /// `reduce` with the rejection map: per pixel, the fraction of the
+    /// covered samples (all channels together) that the kernel rejected
+    /// below and above. Every pixel takes the scalar path, whose kernels
+    /// report their counts (the same values as the other paths for the
+    /// rejection family; sigma-clip's may differ from the SIMD paths' in
+    /// the last bits).
+    /// - Throws: `StackerError.invalidInput` for bad weights or kernel
+    ///   parameters, or a kernel that rejects nothing (median, mode).
+    func reduceWithRejectionMap(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+        -> (image: Image, rejectedLow: Plane, rejectedHigh: Plane) {
+        switch kernel {
+        case .sigmaClip, .rejection: break
+        case .median, .mode, .mean:
+            throw StackerError.invalidInput(path: "", reason: "a rejection map needs a rejecting kernel (sigma-clip or the rejection family)")
+        }
+        let r = try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit,
+                           scalarPastNetwork: true, counts: false, rejectionMap: true)
+        let empty = Plane(width: 0, height: 0)
+        return (r.image, r.map?.low ?? empty, r.map?.high ?? empty)
+    }
+
+    /// The reduction behind `reduce` and `reduceWithRejectionMap`; with
+    /// `rejectionMap` every pixel takes the scalar path.
+    private func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
+                        scalarPastNetwork: Bool, counts: Bool, rejectionMap: Bool) throws
+        -> (image: Image, coverageCount: Plane, map: (low: Plane, high: Plane)?) {
         try Self.checkReduction(kernel, weights: weights, frameCount: frameCount)
         let w = width, h = height, c = channels
         let planeSize = w * h
-        let network = Self.network(for: kernel, frameCount: frameCount, limit: networkLimit)
+        let network = rejectionMap ? nil : Self.network(for: kernel, frameCount: frameCount, limit: networkLimit)
         let strips = (h + Self.stripRows - 1) / Self.stripRows
         let workers = max(1, min(threads, strips))
         // The output arrays are written in place (no zero fill, no copy): every
         // pixel of every plane is written exactly once by the strip threads.
-        let arrays = [[Float]](uninitialized: counts ? c + 1 : c, count: planeSize) { outputs in
-            let job = StripJob(store: self, kernel: kernel, weights: weights, network: network,
-                               outputs: Array(outputs.prefix(c)), counts: counts ? outputs[c] : nil,
+        let mapPlanes = rejectionMap ? 2 : 0
+        let countIndex = c + mapPlanes
+        let arrays = [[Float]](uninitialized: countIndex + (counts ? 1 : 0), count: planeSize) { outputs in
+            var built = StripJob(store: self, kernel: kernel, weights: weights, network: network,
+                               outputs: Array(outputs.prefix(c)), counts: counts ? outputs[countIndex] : nil,
                                equalWeights: weights.allSatisfy { $0 == weights.first },
                                selectsPastNetwork: !scalarPastNetwork)
+            if rejectionMap { built.rejectedFractions = (outputs[c], outputs[c + 1]) }
+            let job = built
             // Threads take the next strip from a shared counter, so a thread
             // slowed by other load does not hold up the rest; each pixel is
             // computed the same way whichever thread takes it.
@@ -73,8 +108,10 @@ extension FrameStore {
             }
         }
         let planes = arrays.prefix(c).map { Plane(width: w, height: h, pixels: $0) }
-        let countPlane = counts ? Plane(width: w, height: h, pixels: arrays[c]) : Plane(width: 0, height: 0)
-        return (Image(width: w, height: h, planes: planes), countPlane)
+        let countPlane = counts ? Plane(width: w, height: h, pixels: arrays[countIndex]) : Plane(width: 0, height: 0)
+        let map = rejectionMap ? (Plane(width: w, height: h, pixels: arrays[c]),
+                                  Plane(width: w, height: h, pixels: arrays[c + 1])) : nil
+        return (Image(width: w, height: h, planes: planes), countPlane, map)
     }
 
     /// Throws `StackerError.invalidInput` for kernel parameters or weights
@@ -97,7 +134,7 @@ extension FrameStore {
     static func network(for kernel: RobustKernel, frameCount: Int, limit: Int) -> SortingNetwork? {
         switch kernel {
         case .median, .sigmaClip: return frameCount <= limit ? SortingNetwork(count: frameCount) : nil
-        case .mode: return nil
+        case .mode, .rejection, .mean: return nil
         }
     }
 }
@@ -173,6 +210,9 @@ struct StripJob: @unchecked Sendable {
     }
     /// Whether all frame weights are equal (sigma-clip then sorts values only).
     let equalWeights: Bool
+    /// Where the scalar path writes, per pixel, the fraction of the covered
+    /// samples (over all channels) rejected low and high, if anywhere.
+    var rejectedFractions: (low: UnsafeMutablePointer<Float>, high: UnsafeMutablePointer<Float>)? = nil
     /// Whether the median, and sigma-clip with equal weights, past the
     /// network select by bisection (else the scalar path, the tests'
     /// reference).
@@ -213,7 +253,7 @@ struct StripJob: @unchecked Sendable {
                     return reduceRowSelecting(y, scratch, as: T.self)
                 case .sigmaClip where equalWeights:
                     return reduceRowSelecting(y, scratch, as: T.self)
-                case .sigmaClip, .mode:
+                case .sigmaClip, .mode, .rejection, .mean:
                     break
                 }
             }
@@ -368,8 +408,8 @@ struct StripJob: @unchecked Sendable {
                         let k = Int(covered[l])
                         out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
                     }
-                case .mode:
-                    // Not reached: mode takes the scalar path.
+                case .mode, .rejection, .mean:
+                    // Not reached: these take the scalar path.
                     for l in 0..<lanes { out[l] = 0 }
                 }
             }
@@ -400,7 +440,8 @@ struct StripJob: @unchecked Sendable {
                 _ = ModeCluster.reduce(samples: s.values, count: k, channels: c, weights: s.weights,
                                        tolerance: tolerance, output: s.pixelOut, scratch: s.mode)
                 for ch in 0..<c { outputs[ch][pixel] = s.pixelOut[ch] }
-            case .median, .sigmaClip:
+            case .median, .sigmaClip, .rejection, .mean:
+                var low = 0, high = 0
                 for ch in 0..<c {
                     k = 0
                     for f in 0..<n where x32 >= runs[f].x && x32 < runs[f].y {
@@ -408,19 +449,46 @@ struct StripJob: @unchecked Sendable {
                         s.weights[k] = weights[f]
                         k += 1
                     }
+                    let values = UnsafeMutableBufferPointer(start: s.values, count: k)
+                    let weights = UnsafeMutableBufferPointer(start: s.weights, count: k)
                     let value: Float
-                    if case .sigmaClip(let kl, let kh, let iterations) = kernel {
-                        value = SigmaClip.clip(values: UnsafeMutableBufferPointer(start: s.values, count: k),
-                                               weights: UnsafeMutableBufferPointer(start: s.weights, count: k),
-                                               kappaLow: kl, kappaHigh: kh, maxIterations: iterations).value
-                    } else {
-                        value = Median.inPlace(UnsafeMutableBufferPointer(start: s.values, count: k))
+                    switch kernel {
+                    case .sigmaClip(let kl, let kh, let iterations):
+                        let r = SigmaClip.clip(values: values, weights: weights, kappaLow: kl, kappaHigh: kh,
+                                               maxIterations: iterations)
+                        value = r.value
+                        low += r.rejectedLow; high += r.rejectedHigh
+                    case .rejection(let algorithm):
+                        let r = algorithm.reject(values: values, weights: weights)
+                        value = r.value
+                        low += r.rejectedLow; high += r.rejectedHigh
+                    case .mean:
+                        value = Self.weightedMean(values, weights)
+                    default:
+                        value = Median.inPlace(values)
                     }
                     outputs[ch][pixel] = value
+                }
+                if let map = rejectedFractions {
+                    let samples = Float(k * c)
+                    map.low[pixel] = k == 0 ? 0 : Float(low) / samples
+                    map.high[pixel] = k == 0 ? 0 : Float(high) / samples
                 }
             }
             countOut[x] = Float(k)
         }
+    }
+
+    /// Σwx / Σw over `values` (the plain mean when the weights sum to 0; 0
+    /// for no values), in doubles.
+    static func weightedMean(_ values: UnsafeMutableBufferPointer<Float>,
+                             _ weights: UnsafeMutableBufferPointer<Float>) -> Float {
+        var sw = 0.0, swx = 0.0, sx = 0.0
+        for i in values.indices {
+            let w = Double(weights[i]), x = Double(values[i])
+            sw += w; swx += w * x; sx += x
+        }
+        return values.isEmpty ? 0 : Float(sw > 0 ? swx / sw : sx / Double(values.count))
     }
 
     /// Reads `bytes` from `p` once in order, one load per cache line, so

@@ -143,6 +143,16 @@ public final class FrameStore: @unchecked Sendable {
         buffer.release(spansFrom: spansOffset)
     }
 
+    /// Drops frame `index` (out of range: nothing): it covers no pixel from
+    /// now on, as if never stored. For frames left out after they were
+    /// stored (`--keep`).
+    public func drop(frame index: Int) {
+        guard index >= 0, index < frameCount else { return }
+        let runs = spans
+        for y in 0..<height { runs[y * frameCount + index] = SIMD2(0, 0) }
+        stored.withLock { $0[index] = false }
+    }
+
     /// Whether the store is a memory-mapped temporary file (else anonymous memory).
     public var isMemoryMapped: Bool { buffer.isMapped }
 

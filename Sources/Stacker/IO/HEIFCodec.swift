@@ -121,6 +121,56 @@ private final class HEIFImageHandle {
     }
 }
 
+extension HEIFImageHandle {
+    /// The IDs of this image's depth maps (libheif 1.15 gives at most one).
+    var depthImageIDs: [heif_item_id] {
+        let count = Int(heif_image_handle_get_number_of_depth_images(raw))
+        guard count > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let got = Int(heif_image_handle_get_list_of_depth_image_IDs(raw, &ids, Int32(count)))
+        return Array(ids.prefix(max(0, min(got, count))))
+    }
+
+    /// The IDs of this image's auxiliary images other than alpha and depth.
+    var otherAuxiliaryIDs: [heif_item_id] {
+        let filter = Int32(LIBHEIF_AUX_IMAGE_FILTER_OMIT_ALPHA | LIBHEIF_AUX_IMAGE_FILTER_OMIT_DEPTH)
+        let count = Int(heif_image_handle_get_number_of_auxiliary_images(raw, filter))
+        guard count > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let got = Int(heif_image_handle_get_list_of_auxiliary_image_IDs(raw, filter, &ids, Int32(count)))
+        return Array(ids.prefix(max(0, min(got, count))))
+    }
+
+    /// The depth representation the file gives for depth map `id`, or nil.
+    func depthRepresentation(of id: heif_item_id) -> AuxiliaryImage.DepthRepresentation? {
+        var info: UnsafePointer<heif_depth_representation_info>?
+        guard heif_image_handle_get_depth_image_representation_info(raw, id, &info) != 0, let info else { return nil }
+        defer { heif_depth_representation_info_free(info) }
+        let i = info.pointee
+        let mapping: AuxiliaryImage.DepthRepresentation.Mapping
+        switch i.depth_representation_type {
+        case heif_depth_representation_type_uniform_inverse_Z: mapping = .uniformInverseZ
+        case heif_depth_representation_type_uniform_disparity: mapping = .uniformDisparity
+        case heif_depth_representation_type_uniform_Z: mapping = .uniformZ
+        case heif_depth_representation_type_nonuniform_disparity: mapping = .nonuniformDisparity
+        default: return nil
+        }
+        return AuxiliaryImage.DepthRepresentation(mapping: mapping,
+                                                  zNear: i.has_z_near != 0 ? i.z_near : nil,
+                                                  zFar: i.has_z_far != 0 ? i.z_far : nil,
+                                                  dMin: i.has_d_min != 0 ? i.d_min : nil,
+                                                  dMax: i.has_d_max != 0 ? i.d_max : nil)
+    }
+
+    /// The auxiliary type URN of this (auxiliary) image, or nil.
+    var auxiliaryType: String? {
+        var type: UnsafePointer<CChar>?
+        guard heif_image_handle_get_auxiliary_type(raw, &type).code == heif_error_Ok else { return nil }
+        defer { heif_image_handle_free_auxiliary_types(raw, &type) }
+        return type.map { String(cString: $0) }
+    }
+}
+
 /// A decoded image, released in `deinit`.
 private final class HEIFDecodedImage {
     let raw: OpaquePointer
@@ -233,6 +283,76 @@ enum HEIFCodec {
                                 exif: exif(handle.metadata(type: "Exif", limit: metadataLimit)),
                                 iccProfile: handle.iccProfile(limit: metadataLimit))
         }
+    }
+
+    /// The depth maps and other auxiliary images (alpha excluded) of the
+    /// primary image, decoded as one 0…1 plane each, depth maps first.
+    /// Each is checked against `maxPixels` before it is decoded.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func auxiliaryImages(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> [AuxiliaryImage] {
+        try bytes.withUnsafeBufferPointer { b in
+            let context = try HEIFContext(b, maxSide: maxPixels, path: path)
+            let main = try context.handle(frame: nil, path: path)
+            var images: [AuxiliaryImage] = []
+            for id in main.depthImageIDs {
+                var raw: OpaquePointer?
+                try check(heif_image_handle_get_depth_image_handle(main.raw, id, &raw), path: path)
+                guard let raw else { continue }
+                let (plane, bits) = try decodeMonochrome(HEIFImageHandle(raw), maxPixels: maxPixels, path: path)
+                images.append(AuxiliaryImage(kind: .depth, plane: plane, bitDepth: bits,
+                                             depth: main.depthRepresentation(of: id)))
+            }
+            for id in main.otherAuxiliaryIDs {
+                var raw: OpaquePointer?
+                try check(heif_image_handle_get_auxiliary_image_handle(main.raw, id, &raw), path: path)
+                guard let raw else { continue }
+                let handle = HEIFImageHandle(raw)
+                let (plane, bits) = try decodeMonochrome(handle, maxPixels: maxPixels, path: path)
+                images.append(AuxiliaryImage(kind: .auxiliary(type: handle.auxiliaryType ?? ""), plane: plane, bitDepth: bits))
+            }
+            return images
+        }
+    }
+
+    /// The luma of `handle` (transformations applied) as one 0…1 plane,
+    /// with its bits per sample.
+    private static func decodeMonochrome(_ handle: HEIFImageHandle, maxPixels: Int,
+                                         path: String) throws -> (Plane, Int) {
+        guard let bound = handle.pixelBound, bound <= maxPixels else {
+            let (w, h) = handle.size
+            throw StackerError.unreadable(path: path, reason: JPEGCodec.tooLargeReason(width: w, height: h, maxPixels: maxPixels))
+        }
+        var decoded: OpaquePointer?
+        try check(heif_decode_image(handle.raw, &decoded, heif_colorspace_monochrome, heif_chroma_monochrome, nil), path: path)
+        guard let decoded else { throw StackerError.unreadable(path: path, reason: "the HEIF decoder returned no image") }
+        let image = HEIFDecodedImage(decoded)
+        let channel = heif_channel_Y
+        let width = Int(heif_image_get_width(image.raw, channel)), height = Int(heif_image_get_height(image.raw, channel))
+        let storage = Int(heif_image_get_bits_per_pixel(image.raw, channel))
+        guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= bound,
+              width <= bound, height <= bound, storage == 8 || storage == 16 else {
+            throw StackerError.unreadable(path: path, reason: "the decoded HEIF auxiliary image does not match its header")
+        }
+        var stride: Int32 = 0
+        guard let base = heif_image_get_plane_readonly(image.raw, channel, &stride),
+              Int(stride) >= width * storage / 8 else {
+            throw StackerError.unreadable(path: path, reason: "the HEIF decoder returned no pixels")
+        }
+        let bits = min(max(Int(heif_image_get_bits_per_pixel_range(image.raw, channel)), 1), 16)
+        let scale = 1 / Float((1 << bits) - 1)
+        var pixels = [Float](repeating: 0, count: width * height)
+        pixels.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height {
+                let row = UnsafeRawPointer(base + y * Int(stride))
+                for x in 0..<width {
+                    // Deeper samples are 16-bit words in the machine's order.
+                    let v = storage == 8 ? Float(row.load(fromByteOffset: x, as: UInt8.self))
+                                         : Float(row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
+                    out[y * width + x] = v * scale
+                }
+            }
+        }
+        return (Plane(width: width, height: height, pixels: pixels), bits)
     }
 
     /// The pixels of `handle` as R, G, B float planes (transformations

@@ -271,6 +271,18 @@ public enum ImageFile: Sendable {
         return try decode(bytes: bytes, path: file.description, maxPixels: maxPixels)
     }
 
+    /// The depth maps and other auxiliary images (portrait mattes, HDR gain
+    /// maps; not alpha) a HEIF-family file attaches to its primary image,
+    /// depth maps first, each decoded as one 0…1 plane at its own size. Other
+    /// formats attach none we read: empty.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    public static func auxiliaryImages(_ path: some FilePathConvertible,
+                                       maxPixels: Int = ImageFile.defaultMaxPixels) throws -> [AuxiliaryImage] {
+        let file = path.filePath
+        guard HEIFCodec.hasMagic(try FileBytes.read(file, limit: 64)) else { return [] }
+        return try HEIFCodec.auxiliaryImages(try FileBytes.read(file), path: file.description, maxPixels: maxPixels)
+    }
+
     /// Decodes a JPEG, PNG, TIFF, FITS or HEIF-family file held in memory
     /// (a HEIF file's primary image).
     /// - Parameters:

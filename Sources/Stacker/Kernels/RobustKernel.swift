@@ -2,7 +2,7 @@
 /// once, so its input is kept in a `FrameStore` and reduced in row strips.
 ///
 /// The per-pixel functions behind each case are pure and separately usable:
-/// `Median`, `ModeCluster` and `SigmaClip`. All values are on the 0…1 scale.
+/// `Median`, `ModeCluster`, `SigmaClip` and `RejectionAlgorithm`. All values are on the 0…1 scale.
 public enum RobustKernel: Sendable, Equatable {
     /// The exact median of the covered samples of each channel (even count:
     /// mean of the two middle ones). Frame weights are ignored.
@@ -15,6 +15,14 @@ public enum RobustKernel: Sendable, Equatable {
     /// channel; the output is the weighted mean of the kept samples.
     /// See `SigmaClip`.
     case sigmaClip(kappaLow: Float, kappaHigh: Float, maxIterations: Int)
+    /// One of the rejection family, per channel; the output is the weighted
+    /// mean of the kept samples. Reduced one pixel at a time (a sort per
+    /// pixel and channel). See `RejectionAlgorithm`.
+    case rejection(RejectionAlgorithm)
+    /// The weighted mean of every covered sample, from the store: the
+    /// average of a run that drops frames after they are stored (`--keep`).
+    /// Per pixel and channel, in input order, in doubles.
+    case mean
 
     /// Mode with the default tolerance (`ModeCluster.defaultTolerance`).
     public static var mode: RobustKernel { .mode(tolerance: ModeCluster.defaultTolerance) }
@@ -28,7 +36,7 @@ public enum RobustKernel: Sendable, Equatable {
     /// Checks the parameters; `nil` when valid, else a sentence saying what is wrong.
     public var invalidReason: String? {
         switch self {
-        case .median:
+        case .median, .mean:
             return nil
         case .mode(let tolerance):
             guard tolerance.isFinite, tolerance > 0 else {
@@ -43,6 +51,8 @@ public enum RobustKernel: Sendable, Equatable {
                 return "the sigma-clip iteration count must be 0 or more, got \(iterations)"
             }
             return nil
+        case .rejection(let algorithm):
+            return algorithm.invalidReason
         }
     }
 }

@@ -17,14 +17,17 @@ struct Combiner {
     }
     private var state: State
     private let width: Int, height: Int
+    /// Whether `finish` also gives the rejection map (RGB or grey stores only).
+    private let makesRejectionMap: Bool
 
     /// A combiner for `frameCount` frames as `plan` lays it out; frame
     /// stores spill to `temporaryDirectory`. The average's frames come
     /// through `add(_:threads:)`, a robust kernel's through `frameStores`.
     init(plan: StackPlan.Combination, width: Int, height: Int, channels: Int, frameCount: Int,
-         temporaryDirectory: FilePath) throws {
+         temporaryDirectory: FilePath, makesRejectionMap: Bool = false) throws {
         self.width = width
         self.height = height
+        self.makesRejectionMap = makesRejectionMap
         func store(_ layout: StackPlan.StoreLayout) throws -> any RobustFrameStore {
             try Self.robustStore(deferred: layout.deferred, width: layout.width, height: layout.height,
                                  channels: layout.channels, frameCount: frameCount, depth: layout.depth,
@@ -65,6 +68,20 @@ struct Combiner {
         case .robust(let store, _): return (store, nil)
         case .robustYCbCr(let luma, let chroma, _, _): return (luma, chroma)
         default: return nil
+        }
+    }
+
+    /// Leaves frame `index` out of the combination, when it is held in a
+    /// frame store (robust kernels, and the average under `--keep`).
+    /// - Precondition: not a streaming average, which cannot take a frame back.
+    func drop(frame index: Int) {
+        switch state {
+        case .robust(let store, _): store.drop(frame: index)
+        case .robustYCbCr(let luma, let chroma, _, _):
+            luma.drop(frame: index)
+            chroma.drop(frame: index)
+        case .average, .averageYCbCr, .folding:
+            preconditionFailure("Combiner.drop: a streaming average cannot leave a frame out")
         }
     }
 
@@ -112,7 +129,21 @@ struct Combiner {
     /// The combiner is emptied as it goes: each accumulator or frame store
     /// gives its memory back once read, so the output's buffers reuse it.
     /// `warpShare` is the part of the work spent warping (deferred warps).
-    mutating func finish(weights: [Float], threads: Int) throws -> (image: Image, warpShare: Double) {
+    /// With `makesRejectionMap` the map comes too (nil otherwise).
+    mutating func finish(weights: [Float], threads: Int) throws
+        -> (image: Image, warpShare: Double, rejectionMap: RejectionMap?) {
+        if makesRejectionMap, case .robust(let store as FrameStore, let kernel) = state {
+            state = .folding
+            defer { store.removeAll() }
+            let r = try store.reduceWithRejectionMap(kernel, weights: weights, threads: threads)
+            return (r.image, 0, RejectionMap(low: r.rejectedLow, high: r.rejectedHigh))
+        }
+        let (image, warpShare) = try finishImage(weights: weights, threads: threads)
+        return (image, warpShare, nil)
+    }
+
+    /// `finish` without a rejection map.
+    private mutating func finishImage(weights: [Float], threads: Int) throws -> (image: Image, warpShare: Double) {
         // Each case empties `state` first, so its bindings hold the only
         // references and emptying them frees the memory.
         switch state {
@@ -164,6 +195,8 @@ protocol RobustFrameStore: AnyObject, Sendable {
         -> (image: Image, warpShare: Double)
     /// Drops every frame and gives the memory back.
     func removeAll()
+    /// Drops frame `index`: it covers no pixel from now on.
+    func drop(frame index: Int)
 }
 
 extension FrameStore: RobustFrameStore {

@@ -60,6 +60,19 @@ public struct StackOptions: Sendable {
     public var kappaHigh: Float = 3
     /// Sigma-clip iterations at most.
     public var clipIterations: Int = 5
+    /// A rejection algorithm (`--reject`): when set, the stack is the
+    /// weighted mean of the samples it keeps, whatever `mode` says.
+    /// `.sigma` is the same kernel as `mode = .sigmaClip` (the same bytes).
+    public var rejection: RejectionAlgorithm?
+    /// Whether the run makes a rejection map (`StackResult.rejectionMap`):
+    /// needs `rejection` or `mode = .sigmaClip`. The frames are then stacked
+    /// as RGB (not Y, Cb, Cr), warped as they are stored, and reduced one
+    /// pixel at a time.
+    public var makesRejectionMap = false
+    /// Keep only the best frames by quality (`--keep`), nil = all. With the
+    /// average, the frames are then kept in a frame store (as the robust
+    /// modes do) so the dropped ones can leave it before the combination.
+    public var keep: FrameSelection?
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
     /// Known transforms (frame → reference), one per input frame, used

@@ -46,7 +46,8 @@ enum StackPipeline {
         // decode would contend with their allocations.
         var combiner = try Combiner(plan: plan.combination, width: reference.width, height: reference.height,
                                     channels: reference.channels, frameCount: sources.count,
-                                    temporaryDirectory: options.temporaryDirectory)
+                                    temporaryDirectory: options.temporaryDirectory,
+                                    makesRejectionMap: plan.makesRejectionMap)
         let registration = Latch<RegistrationSetup>()
         // Released once its luma is made; the worker that prepares the
         // reference holds the other reference to it, and frees it with it.
@@ -73,9 +74,36 @@ enum StackPipeline {
         registration.release()
         if let warning = preparer.tinyScaleWarning { collector.warnings.append(warning) }
         collector.warnings += preparer.colourWarnings
-        let image = try combining(collector.reports, with: &combiner, threads: threads, clock: clock, progress: progress)
-        return StackResult(image: image, frames: collector.reports, referenceIndex: options.referenceIndex,
-                           metadata: carried, options: options, timings: clock.reading, warnings: collector.warnings)
+        var reports = collector.reports, warnings = collector.warnings
+        let selection = options.keep.flatMap {
+            keeping($0, reports: &reports, warnings: &warnings, combiner: &combiner, options: options)
+        }
+        let (image, map) = try combining(reports, with: &combiner, threads: threads, clock: clock, progress: progress)
+        var result = StackResult(image: image, frames: reports, referenceIndex: options.referenceIndex,
+                                 metadata: carried, options: options, timings: clock.reading, warnings: warnings)
+        result.rejectionMap = map
+        result.selection = selection
+        return result
+    }
+
+    /// Drops from `combiner` the used frames `keep` does not keep, marks
+    /// their records (unused, with the measure and the cut-off as the
+    /// reason) and adds one line naming them to `warnings`.
+    private static func keeping(_ keep: FrameSelection, reports: inout [FrameReport], warnings: inout [String],
+                                combiner: inout Combiner, options: StackOptions) -> FrameSelection.Outcome? {
+        let used = reports.filter(\.used).count
+        guard let outcome = keep.select(reports, referenceIndex: options.referenceIndex,
+                                        usesStars: options.alignment.usesStars) else { return nil }
+        let side = outcome.measure == .fwhm ? "above" : "below"
+        for (index, value) in outcome.dropped {
+            combiner.drop(frame: index)
+            reports[index].used = false
+            reports[index].weight = 0
+            reports[index].reason = "dropped by --keep: \(outcome.measure.rawValue) \(value) \(side) the cut-off \(outcome.cutoff)"
+        }
+        let names = outcome.dropped.map { "\(reports[$0.index].path) (\($0.value))" }.joined(separator: ", ")
+        warnings.append("--keep: dropped \(outcome.dropped.count) of \(used) frames, \(outcome.measure.rawValue) \(side) \(outcome.cutoff): \(names)")
+        return outcome
     }
 
     /// Checks what can be checked before any frame is read.
@@ -92,6 +120,15 @@ enum StackPipeline {
         }
         if let given = options.givenTransforms, given.count != frameCount {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(frameCount) frames")
+        }
+        if let reason = options.keep?.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        if let reason = options.rejection?.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        if options.makesRejectionMap && options.rejection == nil && options.mode != .sigmaClip {
+            throw StackerError.invalidInput(path: "", reason: "a rejection map needs a rejecting stack (a rejection algorithm or sigma-clip), not \(options.mode.rawValue)")
         }
         if let index = options.excludedFrames.keys.first(where: { !(0..<frameCount).contains($0) || $0 == options.referenceIndex }) {
             throw StackerError.invalidInput(path: "", reason: index == options.referenceIndex
@@ -147,7 +184,8 @@ enum StackPipeline {
     /// Reduces the combiner to the stacked image, once at least two frames
     /// were used (`reports`: every frame's record).
     private static func combining(_ reports: [FrameReport], with combiner: inout Combiner, threads: Int,
-                                  clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws -> Image {
+                                  clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws
+        -> (image: Image, rejectionMap: RejectionMap?) {
         let used = reports.filter(\.used).count
         guard used >= 2 else {
             let why = reports.first { !$0.used }.map { "; \($0.path): \($0.reason ?? "not used")" } ?? ""
@@ -158,7 +196,7 @@ enum StackPipeline {
         let (finished, seconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
         // Deferred warps run inside the reduce: their share of its wall time counts as warp.
         clock.addFused(seconds, warpShare: finished.warpShare)
-        return finished.image
+        return (finished.image, finished.rejectionMap)
     }
 
     /// For every frame named again (the same file after resolving `.`,

@@ -49,6 +49,8 @@ struct StackPlan: Sendable, Equatable {
     var measuresBackground: Bool
     /// Whether frames are weighted by their inverse noise variance.
     var weightsByNoise: Bool
+    /// Whether the reduce also gives the rejection map.
+    var makesRejectionMap: Bool
 
     /// The form the reference is decoded in, which the options alone decide.
     /// JPEG frames stay 8-bit until the warp unless calibration or
@@ -58,10 +60,13 @@ struct StackPlan: Sendable, Equatable {
     /// more than RGB); the mode clusters RGB colours.
     static func referenceForm(_ options: StackOptions) -> DecodedFrame.Form {
         guard keepsBytes(options) else { return .floats }
-        guard options.stackInYCbCr else { return .bytes }
+        // A rejection map is made per pixel of the RGB grid.
+        guard options.stackInYCbCr, !options.makesRejectionMap else { return .bytes }
+        if options.rejection != nil { return .ycbcr(factor: 2) }
         switch options.mode {
         case .mode: return .bytes
-        case .average: return .ycbcr(factor: nil)
+        // Under --keep the average is taken from a store, as the robust kernels are.
+        case .average: return .ycbcr(factor: options.keep == nil ? nil : 2)
         case .median, .sigmaClip: return .ycbcr(factor: 2)
         }
     }
@@ -85,7 +90,9 @@ struct StackPlan: Sendable, Equatable {
         // the kernel reduces them: no warped copy of the burst is stored.
         let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
             ?? (options.alignment == .translation || options.alignment == .none)
-        let deferWarps = keepBytes && translationsOnly
+        // A rejection map is made by the frame store's reduce (not deferred).
+        let deferWarps = keepBytes && translationsOnly && !options.makesRejectionMap
+        makesRejectionMap = options.makesRejectionMap
         combination = Self.combination(options: options, reference: reference, depth: depth,
                                        deferWarps: deferWarps, frameCount: frameCount)
     }
@@ -98,10 +105,21 @@ struct StackPlan: Sendable, Equatable {
         return bitDepth <= 8 && outputBitDepth <= 8 ? .eight : .sixteen
     }
 
-    /// The kernel for `options.mode`, nil for the average.
+    /// The kernel for `options.rejection` or `options.mode`; nil for the
+    /// streaming average (the average under `--keep` is a store's `.mean`).
     static func robustKernel(_ options: StackOptions) -> RobustKernel? {
+        switch options.rejection {
+        case .sigma(let low, let high, let iterations):
+            // Today's sigma-clip kernel, so `--reject sigma` gives its bytes.
+            return .sigmaClip(kappaLow: low, kappaHigh: high, maxIterations: iterations)
+        case let algorithm?:
+            return .rejection(algorithm)
+        case nil:
+            break
+        }
         switch options.mode {
-        case .average: return nil
+        // Frames dropped by --keep must leave after they are stored: a store's mean.
+        case .average: return options.keep == nil ? nil : .mean
         case .median: return .median
         case .mode: return .mode(tolerance: options.modeTolerance)
         case .sigmaClip:

@@ -20,6 +20,9 @@ public struct StackReport: Sendable {
         var out = "{\n"
         out += "  \"version\": 1,\n"
         out += "  \"mode\": \(JSONText.string(options.mode.rawValue)),\n"
+        if let rejection = options.rejection {
+            out += "  \"reject\": \(JSONText.string(rejection.name.rawValue)),\n"
+        }
         out += "  \"align\": \(JSONText.string(options.alignment.rawValue)),\n"
         out += "  \"interpolation\": \(JSONText.string(options.interpolation.rawValue)),\n"
         out += "  \"reference\": \(result.referenceIndex),\n"
@@ -46,6 +49,14 @@ public struct StackReport: Sendable {
             out += " }\(i + 1 < result.frames.count ? "," : "")\n"
         }
         out += "  ],\n"
+        if let keep = result.selection {
+            let dropped = keep.dropped.map {
+                "{ \"path\": \(JSONText.string(result.frames[$0.index].path)), \"\(keep.measure.rawValue)\": \(JSONText.number($0.value)) }"
+            }
+            out += "  \"keep\": { \"measure\": \(JSONText.string(keep.measure.rawValue)), "
+            out += "\"cutoff\": \(JSONText.number(keep.cutoff)), \"kept\": \(keep.kept),\n"
+            out += "    \"dropped\": [\(dropped.joined(separator: ", "))] },\n"
+        }
         let t = result.timings
         out += "  \"timings\": { \"decode\": \(JSONText.number(t.decode)), \"register\": \(JSONText.number(t.register)), "
         out += "\"calibrate\": \(JSONText.number(t.calibrate)), "

@@ -43,6 +43,12 @@ public struct StackResult: Sendable {
     public var timings: StageTimings
     /// One line per frame that was skipped, and other warnings, for stderr.
     public var warnings: [String]
+    /// Per pixel, the fractions rejected low and high, when the options
+    /// asked for it (`StackOptions.makesRejectionMap`); else nil.
+    public var rejectionMap: RejectionMap?
+    /// The frames `StackOptions.keep` dropped, with the measure and the
+    /// cut-off; nil when it dropped none or was not set.
+    public var selection: FrameSelection.Outcome?
 
     /// A result; the pipeline makes these.
     public init(image: Image, frames: [FrameReport], referenceIndex: Int, metadata: CarriedMetadata,
