@@ -2,7 +2,7 @@
 # Debian 12 / Ubuntu machine with only the Swift toolchain installed: they
 # install the C libraries first (as root; otherwise they print the command).
 
-APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev libtiff-dev libheif-dev libcfitsio-dev \
+APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev libtiff-dev libheif-dev libcfitsio-dev libraw-dev \
                 liblcms2-dev zlib1g-dev libheif-examples libimage-exiftool-perl time
 SWIFT        ?= swift
 DEMO_OUT     ?= out/street-stacked.jpg

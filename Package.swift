@@ -31,12 +31,15 @@ let package = Package(
         // cfitsio is opened with dlopen when a FITS file is first met (see
         // its shim.h), so it is not linked: only its header is needed here.
         .systemLibrary(name: "CFITSIO", providers: [.apt(["libcfitsio-dev"])]),
+        // LibRaw's thread-safe build (libraw_r) is opened with dlopen when a
+        // raw file is first met (see its shim.h), so it is not linked either.
+        .systemLibrary(name: "CLibRaw", providers: [.apt(["libraw-dev"])]),
 
         // glibc malloc tuning (header only, part of libc).
         .systemLibrary(name: "CMalloc"),
 
         .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
-        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CLCMS2", "CFITSIO", "CMalloc"]),
+        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CLCMS2", "CFITSIO", "CLibRaw", "CMalloc"]),
         .executableTarget(name: "stack", dependencies: ["Stacker", "Registration"]),
 
         .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),

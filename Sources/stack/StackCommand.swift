@@ -57,11 +57,13 @@ struct StackCommand {
         OptionSpec(names: ["--cosmetic"], valueName: nil,
                    help: "repair hot and cold pixels found in the master dark"),
         OptionSpec(names: ["--cfa"], valueName: "auto|RGGB|BGGR|GRBG|GBRG|none",
-                   help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
-        OptionSpec(names: ["--debayer"], valueName: "bilinear",
+                   help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT, a camera raw's CFA), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
+        OptionSpec(names: ["--debayer"], valueName: "bilinear|rcd",
                    help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
         OptionSpec(names: ["--interpolation"], valueName: "kernel",
                    help: "how frames are resampled onto the reference grid: lanczos3 | cubic | bilinear | nearest; nearest rounds shifts to whole pixels and never resamples (default: lanczos3)"),
+        OptionSpec(names: ["--wb"], valueName: "none|camera|auto",
+                   help: "white balance of debayered mosaics, then a camera raw's matrix to linear sRGB: camera = the raw's as-shot balance (Bayer FITS left as is), auto = grey world, none = the camera's own colour (default: camera)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
@@ -100,7 +102,7 @@ struct StackCommand {
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
+        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame; camera raws and DNG through LibRaw), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
         OPTIONS:
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
@@ -184,7 +186,9 @@ struct StackCommand {
         if let c = try args.value("--cfa", parseCFA, else: {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
-            "unknown --debayer '\($0)' (expected bilinear)" }) { o.debayer = d }
+            "unknown --debayer '\($0)' (expected bilinear or rcd)" }) { o.debayer = d }
+        if let b = try args.value("--wb", WhiteBalance.init(rawValue:), else: {
+            "unknown --wb '\($0)' (expected none, camera or auto)" }) { o.whiteBalance = b }
         if let k = try args.value("--interpolation", Interpolation.init(rawValue:), else: {
             "unknown --interpolation '\($0)' (expected lanczos3, cubic, bilinear or nearest)" }) { o.interpolation = k }
         if let k = try args.value("--keep", parseKeep, else: {

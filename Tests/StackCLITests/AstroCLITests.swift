@@ -81,7 +81,8 @@ struct AstroCLITests {
         (["--master-mode", "mean"], "unknown --master-mode 'mean'"),
         (["--align", "galaxies"], "unknown --align 'galaxies'"),
         (["--cfa", "RGBG"], "unknown --cfa 'RGBG' (expected auto, RGGB, BGGR, GRBG, GBRG or none)"),
-        (["--debayer", "rcd"], "unknown --debayer 'rcd' (expected bilinear)"),
+        (["--debayer", "ahd"], "unknown --debayer 'ahd' (expected bilinear or rcd)"),
+        (["--wb", "grey"], "unknown --wb 'grey' (expected none, camera or auto)"),
     ])
     func usageMistakes(extra: [String], message: String) throws {
         let run = try CLIHarness.run(extra + ["a.png", "b.png"])

@@ -53,9 +53,26 @@ public enum CFAChoice: Sendable, Equatable {
     }
 }
 
+/// How a debayered camera raw's colour is balanced (`--wb`); see `RawColour`.
+public enum WhiteBalance: String, Sendable, CaseIterable {
+    /// Neither balance nor matrix: the camera's own colour, as today's
+    /// Bayer FITS path gives it.
+    case none
+    /// The file's as-shot balance, then its camera matrix to linear sRGB;
+    /// frames whose file has no balance (Bayer FITS) are left as they are.
+    case camera
+    /// Grey world (each CFA colour's mean made equal to green's) on every
+    /// mosaic, then, for a camera raw, its matrix to linear sRGB.
+    case auto
+}
+
 /// How a CFA mosaic becomes RGB (`--debayer`).
 public enum DebayerMethod: String, Sendable, CaseIterable {
     /// Each missing colour is the mean of the 3 × 3 neighbours that have it
-    /// (bilinear interpolation).
+    /// (bilinear interpolation). The fastest.
     case bilinear
+    /// Ratio Corrected Demosaicing (`RCDDebayer`): edge-directed, sharper
+    /// and with fewer colour fringes than bilinear; about 9 planes of
+    /// working memory.
+    case rcd
 }

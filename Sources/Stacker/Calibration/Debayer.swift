@@ -12,41 +12,64 @@ enum Debayer {
     /// or column carrying them). At the border only the neighbours inside
     /// the image count. A mosaic of one row or column has no neighbour of
     /// some colour; such a sample is 0.
+    ///
+    /// RCD: see `RCDDebayer`; its 4-pixel border (and mosaics under 10
+    /// pixels a side) take the bilinear values.
     static func image(_ mosaic: Plane, pattern: BayerPattern, method: DebayerMethod) -> Image {
         switch method {
         case .bilinear: return bilinear(mosaic, pattern: pattern)
+        case .rcd: return RCDDebayer.image(mosaic, pattern: pattern)
         }
     }
 
     private static func bilinear(_ mosaic: Plane, pattern: BayerPattern) -> Image {
         let w = mosaic.width, h = mosaic.height
-        let colours = pattern.channels
         var out = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
+        fillBilinear(mosaic, pattern: pattern, into: &out, border: nil)
+        return Image(width: w, height: h, planes: out.map { Plane(width: w, height: h, pixels: $0) })
+    }
+
+    /// Writes the bilinear R, G, B of every pixel, or with `border` only of
+    /// the pixels less than `border` from an edge, into `planes` (3 planes
+    /// of the mosaic's size).
+    static func fillBilinear(_ mosaic: Plane, pattern: BayerPattern, into planes: inout [[Float]], border: Int?) {
+        let w = mosaic.width, h = mosaic.height
+        let colours = pattern.channels
+        var red = planes[0], green = planes[1], blue = planes[2]
+        planes = []  // the three are uniquely referenced while written
         mosaic.pixels.withUnsafeBufferPointer { src in
-            for y in 0..<h {
-                let y0 = max(0, y - 1), y1 = min(h - 1, y + 1)
-                for x in 0..<w {
-                    let x0 = max(0, x - 1), x1 = min(w - 1, x + 1)
-                    let own = colours[(y & 1) << 1 | (x & 1)]
-                    var sum: (Float, Float, Float) = (0, 0, 0)
-                    var count: (Float, Float, Float) = (0, 0, 0)
-                    for v in y0...y1 {
-                        for u in x0...x1 where u != x || v != y {
-                            let s = src[v * w + u]
-                            switch colours[(v & 1) << 1 | (u & 1)] {
-                            case 0: sum.0 += s; count.0 += 1
-                            case 1: sum.1 += s; count.1 += 1
-                            default: sum.2 += s; count.2 += 1
+            red.withUnsafeMutableBufferPointer { r in
+                green.withUnsafeMutableBufferPointer { g in
+                    blue.withUnsafeMutableBufferPointer { b in
+                        for y in 0..<h {
+                            let y0 = max(0, y - 1), y1 = min(h - 1, y + 1)
+                            let edgeRow = border.map { y < $0 || y >= h - $0 } ?? true
+                            let skip = edgeRow ? 0..<0 : border.map { min($0, w)..<max($0, w - $0) } ?? 0..<0
+                            for x in 0..<w where !skip.contains(x) {
+                                let x0 = max(0, x - 1), x1 = min(w - 1, x + 1)
+                                let own = colours[(y & 1) << 1 | (x & 1)]
+                                var sum: (Float, Float, Float) = (0, 0, 0)
+                                var count: (Float, Float, Float) = (0, 0, 0)
+                                for v in y0...y1 {
+                                    for u in x0...x1 where u != x || v != y {
+                                        let s = src[v * w + u]
+                                        switch colours[(v & 1) << 1 | (u & 1)] {
+                                        case 0: sum.0 += s; count.0 += 1
+                                        case 1: sum.1 += s; count.1 += 1
+                                        default: sum.2 += s; count.2 += 1
+                                        }
+                                    }
+                                }
+                                let i = y * w + x
+                                r[i] = own == 0 ? src[i] : (count.0 > 0 ? sum.0 / count.0 : 0)
+                                g[i] = own == 1 ? src[i] : (count.1 > 0 ? sum.1 / count.1 : 0)
+                                b[i] = own == 2 ? src[i] : (count.2 > 0 ? sum.2 / count.2 : 0)
                             }
                         }
                     }
-                    let i = y * w + x
-                    out[0][i] = own == 0 ? src[i] : (count.0 > 0 ? sum.0 / count.0 : 0)
-                    out[1][i] = own == 1 ? src[i] : (count.1 > 0 ? sum.1 / count.1 : 0)
-                    out[2][i] = own == 2 ? src[i] : (count.2 > 0 ? sum.2 / count.2 : 0)
                 }
             }
         }
-        return Image(width: w, height: h, planes: out.map { Plane(width: w, height: h, pixels: $0) })
+        planes = [red, green, blue]
     }
 }

@@ -34,11 +34,9 @@ private final class HEIFContext {
     /// The IDs of the file's top-level images (the pictures it shows, not
     /// thumbnails, grid tiles, alpha or depth images), in file order.
     var topLevelImageIDs: [heif_item_id] {
-        let count = Int(heif_context_get_number_of_top_level_images(raw))
-        guard count > 0 else { return [] }
-        var ids = [heif_item_id](repeating: 0, count: count)
-        let got = Int(heif_context_get_list_of_top_level_image_IDs(raw, &ids, Int32(count)))
-        return Array(ids.prefix(max(0, min(got, count))))
+        HEIFCodec.itemIDs(count: heif_context_get_number_of_top_level_images(raw)) {
+            heif_context_get_list_of_top_level_image_IDs(raw, $0, $1)
+        }
     }
 
     /// A handle on the primary image (see below), or on top-level image
@@ -124,21 +122,17 @@ private final class HEIFImageHandle {
 extension HEIFImageHandle {
     /// The IDs of this image's depth maps (libheif 1.15 gives at most one).
     var depthImageIDs: [heif_item_id] {
-        let count = Int(heif_image_handle_get_number_of_depth_images(raw))
-        guard count > 0 else { return [] }
-        var ids = [heif_item_id](repeating: 0, count: count)
-        let got = Int(heif_image_handle_get_list_of_depth_image_IDs(raw, &ids, Int32(count)))
-        return Array(ids.prefix(max(0, min(got, count))))
+        HEIFCodec.itemIDs(count: heif_image_handle_get_number_of_depth_images(raw)) {
+            heif_image_handle_get_list_of_depth_image_IDs(raw, $0, $1)
+        }
     }
 
     /// The IDs of this image's auxiliary images other than alpha and depth.
     var otherAuxiliaryIDs: [heif_item_id] {
         let filter = Int32(LIBHEIF_AUX_IMAGE_FILTER_OMIT_ALPHA | LIBHEIF_AUX_IMAGE_FILTER_OMIT_DEPTH)
-        let count = Int(heif_image_handle_get_number_of_auxiliary_images(raw, filter))
-        guard count > 0 else { return [] }
-        var ids = [heif_item_id](repeating: 0, count: count)
-        let got = Int(heif_image_handle_get_list_of_auxiliary_image_IDs(raw, filter, &ids, Int32(count)))
-        return Array(ids.prefix(max(0, min(got, count))))
+        return HEIFCodec.itemIDs(count: heif_image_handle_get_number_of_auxiliary_images(raw, filter)) {
+            heif_image_handle_get_list_of_auxiliary_image_IDs(raw, filter, $0, $1)
+        }
     }
 
     /// The depth representation the file gives for depth map `id`, or nil.
@@ -283,6 +277,16 @@ enum HEIFCodec {
                                 exif: exif(handle.metadata(type: "Exif", limit: metadataLimit)),
                                 iccProfile: handle.iccProfile(limit: metadataLimit))
         }
+    }
+
+    /// The item IDs a libheif list function gives: `count` as announced,
+    /// `list(buffer, capacity)` returning how many it wrote.
+    fileprivate static func itemIDs(count: Int32,
+                                    list: (UnsafeMutablePointer<heif_item_id>, Int32) -> Int32) -> [heif_item_id] {
+        guard count > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: Int(count))
+        let got = ids.withUnsafeMutableBufferPointer { list($0.baseAddress!, count) }
+        return Array(ids.prefix(max(0, min(Int(got), Int(count)))))
     }
 
     /// The depth maps and other auxiliary images (alpha excluded) of the

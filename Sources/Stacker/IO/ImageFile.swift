@@ -99,11 +99,15 @@ public struct DecodedImage: Sendable {
     /// resource 0x0404 holds, a TIFF's tag 33723), or nil. Each of these
     /// three is dropped when over `EmbeddedMetadata.maxBytes` (4 MiB).
     public var iptc: [UInt8]?
+    /// For a camera raw file (`RAWCodec`), its capture and colour facts
+    /// (white balance, camera matrix, make, model, ISO, shutter, time); nil
+    /// for other files.
+    public var raw: RAWMetadata?
 
     /// Creates a decoded image record.
     public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
                 keywords: [FITSKeyword] = [], cfa: BayerPattern? = nil, iccProfile: [UInt8]? = nil,
-                xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
+                xmp: [UInt8]? = nil, iptc: [UInt8]? = nil, raw: RAWMetadata? = nil) {
         self.image = image
         self.bitDepth = bitDepth
         self.orientation = orientation
@@ -113,6 +117,7 @@ public struct DecodedImage: Sendable {
         self.iccProfile = iccProfile
         self.xmp = xmp
         self.iptc = iptc
+        self.raw = raw
     }
 }
 
@@ -195,9 +200,11 @@ public struct EncodeOptions: Sendable {
 ///   as stored, `orientation` is 1 and `exif` is nil.
 /// - Images over `maxPixels` (width × height) are refused from the header,
 ///   before any pixel buffer is allocated.
-/// - JPEG XL, gzip and camera raw files (also TIFF-structured ones such as
-///   DNG and NEF, which would otherwise give their small preview) are
-///   refused by name (`UnsupportedFormat`).
+/// - Camera raw files (also TIFF-structured ones such as DNG and NEF, which
+///   would otherwise give their small preview) are recognised first and read
+///   through LibRaw (`RAWCodec`): the sensor's CFA mosaic, or LibRaw's own
+///   demosaic for X-Trans and other non-Bayer sensors.
+/// - JPEG XL and gzip files are refused by name (`UnsupportedFormat`).
 public enum ImageFile: Sendable {
     /// The default pixel limit for reading: 500 megapixels (6 GB as 3-plane
     /// `Float`). Larger than any camera frame (pixel-shift modes reach about
@@ -293,6 +300,10 @@ public enum ImageFile: Sendable {
     public static func decode(bytes: [UInt8], path: String = "", maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
         guard !bytes.isEmpty else { throw StackerError.unreadable(path: path, reason: "the file is empty") }
         if SERCodec.hasMagic(bytes) { return try SERCodec.decode(bytes, path: path, maxPixels: maxPixels) }  // frame 0
+        // Before TIFF: a DNG or NEF is a TIFF whose first directory is a preview.
+        if let family = UnsupportedFormat.rawName(bytes) {
+            return try RAWCodec.decode(bytes, family: family, path: path, maxPixels: maxPixels)
+        }
         if let reason = UnsupportedFormat.reason(for: bytes, path: path) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(bytes) {
         case .jpeg:
@@ -342,6 +353,10 @@ public enum ImageFile: Sendable {
         if SERCodec.hasMagic(prefix) {
             let h = try SERCodec.header(of: file)
             return (h.width, h.height, h.channels)
+        }
+        if let family = UnsupportedFormat.rawName(prefix) {
+            // LibRaw identifies a raw from anywhere in the file.
+            return try RAWCodec.header(try FileBytes.read(file), family: family, path: path)
         }
         if let reason = UnsupportedFormat.reason(for: prefix, path: path) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(prefix) {

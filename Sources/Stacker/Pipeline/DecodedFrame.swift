@@ -45,6 +45,8 @@ struct DecodedFrame: Sendable {
     /// Whether the pixels were converted into the reference's colour
     /// profile (`convertColour`).
     var colourConverted = false
+    /// A camera raw's colour and capture facts (see `DecodedImage.raw`).
+    var raw: RAWMetadata? = nil
 
     /// Decodes `source` in `form` when it can (see `Form`); an image in
     /// memory comes as it is (floats, 32-bit).
@@ -87,11 +89,18 @@ struct DecodedFrame: Sendable {
     /// Debayers a one-channel mosaic into R, G, B with `method`, when
     /// `choice` gives it a pattern (the file's, or `--cfa`'s); anything
     /// else is left as it is. Runs after calibration, which works on the
-    /// mosaic.
-    mutating func debayer(_ choice: CFAChoice, method: DebayerMethod) {
+    /// mosaic. `whiteBalance` multiplies the mosaic's colours before the
+    /// debayer and, for a camera raw, applies its matrix after (`RawColour`).
+    mutating func debayer(_ choice: CFAChoice, method: DebayerMethod, whiteBalance: WhiteBalance) {
         defer { cfa = nil }
         guard channels == 1, let pattern = choice.resolve(cfa) else { return }
-        image = Debayer.image(image.planes[0], pattern: pattern, method: method)
+        var mosaic = image.planes[0]
+        let multipliers = RawColour.multipliers(whiteBalance, mosaic: mosaic, pattern: pattern, raw: raw)
+        if let multipliers { mosaic = RawColour.balanced(mosaic, pattern: pattern, multipliers: multipliers) }
+        image = Debayer.image(mosaic, pattern: pattern, method: method)
+        if multipliers != nil, let matrix = raw?.cameraToSRGB, matrix.count == 9 {
+            image = RawColour.transformed(image, matrix: matrix)
+        }
     }
 
     /// Width in pixels.
@@ -199,6 +208,6 @@ extension DecodedFrame {
     init(_ decoded: DecodedImage) {
         self.init(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
                   keywords: decoded.keywords, cfa: decoded.cfa, iccProfile: decoded.iccProfile,
-                  xmp: decoded.xmp, iptc: decoded.iptc)
+                  xmp: decoded.xmp, iptc: decoded.iptc, raw: decoded.raw)
     }
 }

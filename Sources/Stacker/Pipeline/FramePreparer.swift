@@ -127,7 +127,7 @@ final class FramePreparer: Sendable {
                 }
                 clock.time(.calibrate) { calibration.apply(to: &frame.image) }
             }
-            clock.time(.calibrate) { frame.debayer(options.cfa, method: options.debayer) }
+            clock.time(.calibrate) { frame.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance) }
         }
         guard frame.channels == r.channels else {
             throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the reference \(referenceName) has \(r.channels)")

@@ -136,6 +136,10 @@ public struct StackOptions: Sendable {
     public var cfa: CFAChoice = .auto
     /// How mosaics are debayered (default `.bilinear`).
     public var debayer: DebayerMethod = .bilinear
+    /// How debayered mosaics are colour balanced (default `.camera`: a
+    /// camera raw's as-shot balance and matrix to linear sRGB; Bayer FITS
+    /// frames are left as they are).
+    public var whiteBalance: WhiteBalance = .camera
     /// Whether colour frames whose ICC profile differs (byte for byte) from
     /// the reference's are converted into it with Little CMS (default
     /// true; relative colorimetric, see `ColourConversion`; a missing or

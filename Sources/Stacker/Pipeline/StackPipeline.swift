@@ -40,7 +40,7 @@ enum StackPipeline {
             try DecodedFrame.load(sources[options.referenceIndex], maxPixels: options.maxPixels, form: referenceForm)
         }
         let calibration = try calibrating(&reference, options: options, clock: clock)
-        clock.time(.calibrate) { reference.debayer(options.cfa, method: options.debayer) }
+        clock.time(.calibrate) { reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance) }
         let plan = StackPlan(options: options, reference: reference.planFacts, frameCount: sources.count)
         // Built before the workers start: populating its memory while they
         // decode would contend with their allocations.
