@@ -26,6 +26,8 @@ let package = Package(
                        providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif",
                        providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
+                       providers: [.apt(["liblcms2-dev"])]),
         // cfitsio is opened with dlopen when a FITS file is first met (see
         // its shim.h), so it is not linked: only its header is needed here.
         .systemLibrary(name: "CFITSIO", providers: [.apt(["libcfitsio-dev"])]),
@@ -37,7 +39,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
 
         .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
-        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CFITSIO", "CLibRaw", "CMalloc"]),
+        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CLCMS2", "CFITSIO", "CLibRaw", "CMalloc"]),
         .executableTarget(name: "stack", dependencies: ["Stacker", "Registration"]),
 
         .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),

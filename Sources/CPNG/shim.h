@@ -11,6 +11,7 @@
 #define STACK_CPNG_SHIM_H
 
 #include <png.h>
+#include <zlib.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -288,6 +289,56 @@ static inline int stack_png_encode(const unsigned char *pixels, uint32_t width, 
     *out_size = ctx->output_size;
     free(ctx);
     return STACK_PNG_OK;
+}
+
+/// Inflates the zlib stream `in` (a PNG iCCP profile or compressed iTXt
+/// text) into a malloc'd buffer (release with stack_png_free), grown as
+/// needed but never past `limit` bytes. Returns the buffer and sets
+/// `*out_size`, or NULL when the stream is corrupt, truncated, or would
+/// inflate past `limit`.
+/// Exists because libpng is told to skip these chunks (see
+/// stack_png_decode), so Swift walks them itself and needs zlib, which
+/// libpng links, to open the compressed ones with a bound of its own.
+static inline unsigned char *stack_png_inflate(const unsigned char *in, size_t in_size, size_t limit,
+                                               size_t *out_size) {
+    *out_size = 0;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return NULL;
+    size_t capacity = limit < 65536 ? limit : 65536;
+    unsigned char *out = (unsigned char *)malloc(capacity > 0 ? capacity : 1);
+    if (out == NULL) { inflateEnd(&z); return NULL; }
+    z.next_in = (Bytef *)in;
+    size_t fed = 0, produced = 0;
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        if (z.avail_in == 0) {
+            size_t chunk = in_size - fed < 1u << 30 ? in_size - fed : 1u << 30;
+            if (chunk == 0) break;  // truncated stream
+            z.next_in = (Bytef *)(in + fed);
+            z.avail_in = (uInt)chunk;
+            fed += chunk;
+        }
+        if (produced == capacity) {
+            if (capacity >= limit) break;  // would pass the limit
+            size_t grown = capacity * 2 < limit ? capacity * 2 : limit;
+            unsigned char *bigger = (unsigned char *)realloc(out, grown);
+            if (bigger == NULL) break;
+            out = bigger;
+            capacity = grown;
+        }
+        size_t room = capacity - produced < 1u << 30 ? capacity - produced : 1u << 30;
+        z.next_out = out + produced;
+        z.avail_out = (uInt)room;
+        rc = inflate(&z, Z_NO_FLUSH);
+        produced += room - z.avail_out;
+        if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) break;
+        if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed == in_size) break;  // truncated
+    }
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END) { free(out); return NULL; }
+    *out_size = produced;
+    return out;
 }
 
 #endif // STACK_CPNG_SHIM_H

@@ -42,6 +42,7 @@ typedef struct stack_tiff_layout {
     int tiled;
     uint32_t chunk_width;   // tile width, or the image width for strips
     uint32_t chunk_height;  // tile length, or rows per strip
+    int rgba;            // 1: decoded through TIFFReadRGBAImage (old-style JPEG)
 } stack_tiff_layout;
 
 /// A decoded TIFF: `channels` planes of width × height samples one after
@@ -63,6 +64,7 @@ typedef struct stack_tiff_io {
     char *message;               // the first error's text goes here
     size_t message_size;
     int failed;                  // set by the error handler
+    char jpeg_warning[160];      // libjpeg's first warning through the OJPEG codec, or ""
 } stack_tiff_io;
 
 // Exists to keep libtiff's errors off stderr and per file: records the first
@@ -83,10 +85,17 @@ static int stack_tiff_error_handler(TIFF *tif, void *user_data, const char *modu
 }
 
 // Exists to drop libtiff's warnings (unknown tags and the like): the image
-// still decodes, and nothing may reach stderr.
+// still decodes, and nothing may reach stderr. The first warning libjpeg
+// raises inside the old-style JPEG codec (module "LibJpeg": corrupt or
+// truncated data, which it fills with grey) is kept, so that such a file can
+// be refused as damaged JPEG data is elsewhere.
 static int stack_tiff_warning_handler(TIFF *tif, void *user_data, const char *module,
                                       const char *fmt, va_list ap) {
-    (void)tif; (void)user_data; (void)module; (void)fmt; (void)ap;
+    (void)tif;
+    stack_tiff_io *io = (stack_tiff_io *)user_data;
+    if (io != NULL && module != NULL && strcmp(module, "LibJpeg") == 0 && io->jpeg_warning[0] == '\0') {
+        vsnprintf(io->jpeg_warning, sizeof io->jpeg_warning, fmt, ap);
+    }
     return 1;
 }
 
@@ -364,6 +373,13 @@ static int stack_tiff_read_layout(TIFF *tif, const stack_tiff_io *io, uint64_t m
     case PHOTOMETRIC_MINISBLACK: channels = 1; break;
     case PHOTOMETRIC_RGB: channels = 3; break;
     case PHOTOMETRIC_YCBCR:
+        if (compression == COMPRESSION_OJPEG) {
+            // Old-style JPEG (TIFF 6.0 section 22): only libtiff's RGBA
+            // interface turns its subsampled YCbCr into RGB.
+            L->rgba = 1;
+            channels = 3;
+            break;
+        }
         if (compression != COMPRESSION_JPEG) {
             return stack_tiff_unsupported(message, message_size, "YCbCr TIFF files are only supported with JPEG compression");
         }
@@ -411,6 +427,13 @@ static int stack_tiff_read_layout(TIFF *tif, const stack_tiff_io *io, uint64_t m
     if (planar != PLANARCONFIG_CONTIG && planar != PLANARCONFIG_SEPARATE) {
         return stack_tiff_unsupported(message, message_size, "unknown TIFF planar configuration");
     }
+    if (L->rgba) {
+        if (bits != 8 || samples != 3) {
+            return stack_tiff_unsupported(message, message_size, "old-style JPEG TIFF files must have 3 samples of 8 bits");
+        }
+        L->chunk_width = width;
+        L->chunk_height = height;
+    }
     L->channels = channels;
     L->bits = bits;
     L->is_float = is_float;
@@ -432,6 +455,7 @@ static int stack_tiff_read_layout(TIFF *tif, const stack_tiff_io *io, uint64_t m
         L->chunk_height = rows == 0 || rows > height ? height : rows;
     }
     if ((uint64_t)width * (uint64_t)height > max_pixels) return STACK_TIFF_TOO_LARGE;
+    if (L->rgba) return STACK_TIFF_OK;  // one whole-image read, no strip loop to check
     return stack_tiff_check_geometry(tif, io, L, message, message_size);
 }
 
@@ -466,6 +490,43 @@ static inline int stack_tiff_header(const unsigned char *data, size_t size, uint
     return rc;
 }
 
+// Decodes an old-style-JPEG TIFF through libtiff's RGBA interface into
+// three 8-bit planes, rows as stored: the requested orientation is the
+// file's own, so libtiff flips nothing and the caller applies tag 274 as
+// for every TIFF. Exists because libtiff's OJPEG codec hands out
+// subsampled YCbCr, which only TIFFRGBAImage converts.
+static int stack_tiff_decode_rgba(TIFF *tif, const stack_tiff_io *io, const stack_tiff_layout *L,
+                                  stack_tiff_image *out, char *message, size_t message_size) {
+    size_t n = (size_t)L->width * (size_t)L->height;
+    uint32_t *raster = (uint32_t *)malloc(n * sizeof(uint32_t) + 1);
+    unsigned char *pixels = (unsigned char *)malloc(n * 3 + 1);
+    if (raster == NULL || pixels == NULL) { free(raster); free(pixels); return STACK_TIFF_NO_MEMORY; }
+    uint16_t orientation = ORIENTATION_TOPLEFT;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    if (orientation < 1 || orientation > 8) orientation = ORIENTATION_TOPLEFT;
+    // Its result alone decides (stop on the first error): libtiff also
+    // reports harmless oddities of the directory (an unknown tag 0) as errors.
+    if (!TIFFReadRGBAImageOriented(tif, L->width, L->height, raster, orientation, 1)) {
+        free(raster); free(pixels);
+        if (!io->failed && message_size > 0) snprintf(message, message_size, "corrupt old-style JPEG TIFF data");
+        return STACK_TIFF_ERROR;
+    }
+    // libjpeg's only warning on intact files (as JPEGCodec accepts it).
+    if (io->jpeg_warning[0] != '\0' && strstr(io->jpeg_warning, "extraneous bytes before marker") == NULL) {
+        free(raster); free(pixels);
+        if (message_size > 0) snprintf(message, message_size, "corrupt JPEG data in an old-style JPEG TIFF (%s)", io->jpeg_warning);
+        return STACK_TIFF_ERROR;
+    }
+    for (size_t k = 0; k < n; k++) {
+        pixels[k] = (unsigned char)TIFFGetR(raster[k]);
+        pixels[n + k] = (unsigned char)TIFFGetG(raster[k]);
+        pixels[2 * n + k] = (unsigned char)TIFFGetB(raster[k]);
+    }
+    free(raster);
+    out->samples = pixels;
+    return STACK_TIFF_OK;
+}
+
 /// Decodes the first image of a TIFF held in memory into planes (see
 /// stack_tiff_image): strips or tiles, contiguous or separate planes, any
 /// compression libtiff was built with; extra samples (alpha) are dropped.
@@ -486,6 +547,11 @@ static inline int stack_tiff_decode(const unsigned char *data, size_t size, uint
     int rc = stack_tiff_read_layout(tif, &io, max_pixels, &L, message, message_size);
     out->layout = L;
     if (rc != STACK_TIFF_OK) { TIFFClose(tif); return rc; }
+    if (L.rgba) {
+        rc = stack_tiff_decode_rgba(tif, &io, &L, out, message, message_size);
+        TIFFClose(tif);
+        return rc;
+    }
 
     size_t bytes = (size_t)L.bits / 8;
     size_t n = (size_t)L.width * (size_t)L.height;

@@ -72,6 +72,8 @@ struct StackCommand {
                    help: "memory for the robust kernels' frame store before spilling to a temporary file, e.g. 512M, 4G (default: 2G)"),
         OptionSpec(names: ["--skip-bad"], valueName: nil,
                    help: "skip frames that cannot be read, with a warning, instead of failing"),
+        OptionSpec(names: ["--no-colour-convert"], valueName: nil,
+                   help: "refuse a colour frame whose ICC profile differs from the reference's instead of converting it into the reference's (relative colorimetric; no profile counts as sRGB)"),
         OptionSpec(names: ["--max-pixels"], valueName: "n",
                    help: "refuse images larger than this many pixels, e.g. 200M (default: 500M)"),
         OptionSpec(names: ["--min-score"], valueName: "score",
@@ -107,7 +109,8 @@ struct StackCommand {
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
           0 done; 1 the work failed (unreadable input, too few frames registered,
-          write failed); 2 usage error; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+          a frame in another colour profile under --no-colour-convert, write
+          failed); 2 usage error; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
         EXAMPLES:
           stack --mode average burst/*.jpg
@@ -287,6 +290,7 @@ struct StackCommand {
     /// Threads, memory, image size, and what to do with bad frames.
     private static func parseLimits(_ args: ParsedArguments, into o: inout StackOptions) throws {
         o.skipBadFrames = args.flags.contains("--skip-bad")
+        o.convertColour = !args.flags.contains("--no-colour-convert")
         if let n = try args.value("--max-pixels", { parseCount($0).flatMap { $0 >= 1 ? $0 : nil } }, else: {
             "--max-pixels needs a positive count such as 200M, got '\($0)'" }) { o.maxPixels = n }
         if let bytes = try args.value("--memory-limit", { parseByteSize($0).flatMap { $0 >= 1 << 20 ? $0 : nil } }, else: {

@@ -26,18 +26,7 @@ public enum HandMadePNG {
                             rows: [[UInt8]], palette: [UInt8]? = nil, trns: [UInt8]? = nil) -> [UInt8] {
         var raw = [UInt8]()
         for r in rows { raw += [0] + r }
-        var z: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let n = min(65535, raw.count - offset)
-            let last: UInt8 = offset + n == raw.count ? 1 : 0
-            z += [last, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
-            z += raw[offset..<(offset + n)]
-            offset += n
-        } while offset < raw.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in raw { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
-        z += bigEndian32(Int(b << 16 | a))
+        let z = zlibStored(raw)
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         png += chunk("IHDR", bigEndian32(width) + bigEndian32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
         if let palette { png += chunk("PLTE", palette) }
@@ -45,6 +34,22 @@ public enum HandMadePNG {
         png += chunk("IDAT", z)
         png += chunk("IEND", [])
         return png
+    }
+
+    /// `bytes` as a zlib stream of stored (uncompressed) deflate blocks.
+    public static func zlibStored(_ bytes: [UInt8]) -> [UInt8] {
+        var z: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let n = min(65535, bytes.count - offset)
+            let last: UInt8 = offset + n == bytes.count ? 1 : 0
+            z += [last, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+            z += bytes[offset..<(offset + n)]
+            offset += n
+        } while offset < bytes.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in bytes { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        return z + bigEndian32(Int(b << 16 | a))
     }
 
     /// `png` with `chunks` (type, data) inserted right after its IHDR.

@@ -15,7 +15,12 @@ enum EXIF {
     /// Orientation (1…8, 1 when absent or invalid) and the TIFF block with
     /// its orientation reset to 1 (nil when there is none or it is malformed).
     static func read(jpeg bytes: [UInt8]) -> (orientation: Int, tiff: [UInt8]?) {
-        guard var tiff = payload(inJPEG: bytes), let found = TIFFReader(tiff)?.orientation() else {
+        read(payload: payload(inJPEG: bytes))
+    }
+
+    /// `read(jpeg:)` of an EXIF TIFF block already found (nil: none).
+    static func read(payload: [UInt8]?) -> (orientation: Int, tiff: [UInt8]?) {
+        guard var tiff = payload, let found = TIFFReader(tiff)?.orientation() else {
             return (1, nil)
         }
         guard let entry = found else { return (1, tiff) }  // valid TIFF, no orientation tag
@@ -33,54 +38,15 @@ enum EXIF {
     }
 
     /// The Orientation in a PNG's eXIf chunk (a TIFF block), 1…8; 1 when
-    /// there is none or it is malformed. Walks the chunk headers of the
-    /// bytes already in memory, bounds-checked (nothing is allocated for a
-    /// chunk's claimed length), up to IEND.
+    /// there is none or it is malformed (the walk is `PNGMetadata`'s).
     static func orientation(png b: [UInt8]) -> Int {
-        var i = 8
-        while i + 8 <= b.count {
-            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
-            let type = b[(i + 4)..<(i + 8)]
-            let start = i + 8
-            guard length >= 0, length <= b.count - start else { return 1 }
-            if type.elementsEqual(Array("eXIf".utf8)) {
-                guard let found = TIFFReader(Array(b[start..<(start + length)]))?.orientation(), let entry = found,
-                      (1...8).contains(entry.value) else { return 1 }
-                return entry.value
-            }
-            if type.elementsEqual(Array("IEND".utf8)) { return 1 }
-            i = start + length + 4  // data and CRC
-        }
-        return 1
+        PNGMetadata(b).exifOrientation ?? 1
     }
 
     /// The TIFF block of the first APP1 `Exif\0\0` segment before the image
-    /// data (SOS), or nil.
+    /// data (SOS), or nil (the walk is `JPEGMetadata`'s).
     static func payload(inJPEG b: [UInt8]) -> [UInt8]? {
-        guard b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
-        var i = 2
-        while i + 1 < b.count {
-            guard b[i] == 0xFF else { return nil }
-            var j = i + 1
-            while j < b.count && b[j] == 0xFF { j += 1 }  // fill bytes
-            guard j < b.count else { return nil }
-            let marker = b[j]
-            i = j + 1  // now just past the marker
-            switch marker {
-            case 0xD8, 0x01, 0xD0...0xD7: continue  // no length field
-            case 0xD9, 0xDA: return nil  // end of image / start of scan: no EXIF before the data
-            default: break
-            }
-            guard i + 2 <= b.count else { return nil }
-            let length = Int(b[i]) << 8 | Int(b[i + 1])
-            guard length >= 2, i + length <= b.count else { return nil }
-            if marker == 0xE1, length >= 2 + header.count,
-               b[(i + 2)..<(i + 2 + header.count)].elementsEqual(header) {
-                return Array(b[(i + 2 + header.count)..<(i + length)])
-            }
-            i += length
-        }
-        return nil
+        JPEGMetadata(b).exif
     }
 
     /// `jpeg` with an APP1 `Exif\0\0` segment holding `tiff` inserted right

@@ -71,7 +71,8 @@ public struct DecodedImage: Sendable {
     /// FITS 32-bit integer; outputs write it as 32-bit float.
     public var bitDepth: Int
     /// The orientation applied on reading (1…8; 1 when absent): a JPEG's
-    /// or PNG's EXIF, a TIFF's tag 274; always 1 for HEIF, whose
+    /// or PNG's EXIF (a PNG without eXIf: its XMP `tiff:Orientation`), a
+    /// TIFF's tag 274; always 1 for HEIF, whose
     /// `irot`/`imir` boxes libheif applies instead.
     public var orientation: Int
     /// The raw EXIF payload (the TIFF block after `Exif\0\0`) with its
@@ -85,13 +86,18 @@ public struct DecodedImage: Sendable {
     /// image itself stays the mosaic: the pipeline debayers it after
     /// calibration.
     public var cfa: BayerPattern?
-    /// The embedded ICC profile, byte for byte, or nil. Read from HEIF files
-    /// only so far (their `colr` box).
+    /// The embedded ICC profile, byte for byte, or nil: a JPEG's APP2
+    /// pieces joined, a PNG's iCCP (or, for an RGB PNG without iCCP or
+    /// sRGB chunks, a profile made from its cHRM and gAMA), a TIFF's tag
+    /// 34675, a HEIF's `colr` box.
     public var iccProfile: [UInt8]?
-    /// The embedded XMP packet (the XML, without any container prefix), or nil.
+    /// The embedded XMP packet (the XML, without any container prefix), or
+    /// nil: a JPEG's APP1 packet, a PNG's `XML:com.adobe.xmp` iTXt, a
+    /// TIFF's tag 700.
     public var xmp: [UInt8]?
     /// The embedded IPTC-IIM block (the datasets a JPEG's Photoshop APP13
-    /// resource 0x0404 holds), or nil.
+    /// resource 0x0404 holds, a TIFF's tag 33723), or nil. Each of these
+    /// three is dropped when over `EmbeddedMetadata.maxBytes` (4 MiB).
     public var iptc: [UInt8]?
     /// For a camera raw file (`RAWCodec`), its capture and colour facts
     /// (white balance, camera matrix, make, model, ISO, shutter, time); nil
@@ -301,20 +307,27 @@ public enum ImageFile: Sendable {
         if let reason = UnsupportedFormat.reason(for: bytes, path: path) { throw StackerError.unreadable(path: path, reason: reason) }
         switch ImageFormat.fromMagic(bytes) {
         case .jpeg:
-            let exif = EXIF.read(jpeg: bytes)
+            let metadata = JPEGMetadata(bytes)
+            let exif = EXIF.read(payload: metadata.exif)
             let decoded = try JPEGCodec.decode(bytes, path: path, maxPixels: maxPixels)
             let upright = Orientation.apply(exif.orientation, to: decoded)
-            return DecodedImage(image: upright, bitDepth: 8, orientation: exif.orientation, exif: exif.tiff)
+            return DecodedImage(image: upright, bitDepth: 8, orientation: exif.orientation, exif: exif.tiff,
+                                iccProfile: metadata.embedded.icc, xmp: metadata.embedded.xmp,
+                                iptc: metadata.embedded.iptc)
         case .png:
             let decoded = try PNGCodec.decode(bytes, path: path, maxPixels: maxPixels)
-            let orientation = EXIF.orientation(png: bytes)
+            let metadata = PNGMetadata(bytes)
+            let orientation = metadata.orientation
             return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
-                                orientation: orientation)
+                                orientation: orientation, iccProfile: decoded.image.channels == 3 ? metadata.colourProfile : metadata.embedded.icc,
+                                xmp: metadata.embedded.xmp)
         case .tiff:
             let decoded = try TIFFCodec.decode(bytes, path: path, maxPixels: maxPixels)
             let orientation = EXIF.orientation(tiffFile: bytes)
+            let embedded = TIFFReader(bytes)?.embedded ?? EmbeddedMetadata()
             return DecodedImage(image: Orientation.apply(orientation, to: decoded.image), bitDepth: decoded.bitDepth,
-                                orientation: orientation)
+                                orientation: orientation, iccProfile: embedded.icc, xmp: embedded.xmp,
+                                iptc: embedded.iptc)
         case .fits:
             return try FITSCodec.decode(bytes, path: path, maxPixels: maxPixels)
         case .heif, nil:
@@ -362,7 +375,7 @@ public enum ImageFile: Sendable {
         case .png:
             let h = try PNGCodec.header(prefix, path: path)
             // eXIf may follow the image data: its orientation needs the whole file.
-            let swap = EXIF.orientation(png: prefix.count == prefixSize ? try FileBytes.read(file) : prefix) >= 5
+            let swap = PNGMetadata(prefix.count == prefixSize ? try FileBytes.read(file) : prefix).orientation >= 5
             return (swap ? h.height : h.width, swap ? h.width : h.height, h.channels)
         case .tiff:
             // The first directory may sit anywhere, often after the pixels.

@@ -128,6 +128,17 @@ enum PNGCodec {
         return [UInt8](UnsafeBufferPointer(start: output, count: size))
     }
 
+    /// The zlib stream `bytes` inflated, or nil when it is corrupt,
+    /// truncated or inflates past `limit` bytes (never allocating more).
+    static func inflate(_ bytes: ArraySlice<UInt8>, limit: Int) -> [UInt8]? {
+        var size = 0
+        guard let out = bytes.withUnsafeBufferPointer({ b in
+            stack_png_inflate(b.baseAddress, b.count, limit, &size)
+        }) else { return nil }
+        defer { stack_png_free(out) }
+        return [UInt8](UnsafeBufferPointer(start: out, count: size))
+    }
+
     /// A short sentence for a libpng error message. libpng names the chunk
     /// first ("IDAT: CRC error").
     static func reason(for message: String) -> String {

@@ -42,6 +42,9 @@ struct DecodedFrame: Sendable {
     var iccProfile: [UInt8]? = nil
     var xmp: [UInt8]? = nil
     var iptc: [UInt8]? = nil
+    /// Whether the pixels were converted into the reference's colour
+    /// profile (`convertColour`).
+    var colourConverted = false
     /// A camera raw's colour and capture facts (see `DecodedImage.raw`).
     var raw: RAWMetadata? = nil
 
@@ -65,15 +68,18 @@ struct DecodedFrame: Sendable {
         let file = try FileBytes.read(path)
         let path = path.description
         if form != .floats, ImageFormat.fromMagic(file) == .jpeg {
-            let exif = EXIF.read(jpeg: file)
+            let metadata = JPEGMetadata(file)
+            let exif = EXIF.read(payload: metadata.exif)
+            let pixels: Pixels
             if case .ycbcr(let factor) = form,
                let decoded = try JPEGCodec.decodeYCbCr(file, path: path, maxPixels: maxPixels, factor: factor) {
-                return DecodedFrame(pixels: .ycbcr(Orientation.apply(exif.orientation, to: decoded)), bitDepth: 8,
-                                    exif: exif.tiff, keywords: [])
+                pixels = .ycbcr(Orientation.apply(exif.orientation, to: decoded))
+            } else {
+                pixels = .bytes(Orientation.apply(exif.orientation, to: try JPEGCodec.decodeBytes(file, path: path, maxPixels: maxPixels)))
             }
-            let decoded = try JPEGCodec.decodeBytes(file, path: path, maxPixels: maxPixels)
-            return DecodedFrame(pixels: .bytes(Orientation.apply(exif.orientation, to: decoded)), bitDepth: 8,
-                                exif: exif.tiff, keywords: [])
+            return DecodedFrame(pixels: pixels, bitDepth: 8, exif: exif.tiff, keywords: [],
+                                iccProfile: metadata.embedded.icc, xmp: metadata.embedded.xmp,
+                                iptc: metadata.embedded.iptc)
         }
         let decoded = try ImageFile.decode(bytes: file, path: path, maxPixels: maxPixels)
         return DecodedFrame(decoded)

@@ -27,6 +27,13 @@ final class FramePreparer: Sendable {
     private let clock: StageClock
     /// Frames whose samples all lie within 1/1000 of the scale: index, peak.
     private let tinyFrames = Mutex<[(index: Int, peak: Float)]>([])
+    /// The reference's ICC profile as its file has it (nil: none, sRGB).
+    private let referenceProfile: [UInt8]?
+    /// The profile frames are converted into: the reference's when lcms2
+    /// reads it as RGB, else nil (sRGB).
+    private let colourTarget: [UInt8]?
+    /// Frames whose profile lcms2 cannot read as RGB (taken as sRGB).
+    private let unreadableProfiles = Mutex<[Int]>([])
 
     init(sources: [FrameSource], names: [String], options: StackOptions, plan: StackPlan,
          calibration: Calibration?, registration: Latch<RegistrationSetup>, early: EarlyDecode?,
@@ -40,6 +47,10 @@ final class FramePreparer: Sendable {
         self.registration = registration
         self.early = early
         referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
+        referenceProfile = reference.iccProfile
+        let readable = reference.iccProfile.map(LittleCMS.isRGBProfile) ?? true
+        colourTarget = readable ? reference.iccProfile : nil
+        if !readable, reference.channels == 3 { unreadableProfiles.withLock { $0.append(options.referenceIndex) } }
         referenceFrame = Mutex(reference)
         self.duplicates = duplicates
         self.stores = stores
@@ -73,6 +84,14 @@ final class FramePreparer: Sendable {
     /// the scale, or nil (see `tinyScaleWarning`).
     var tinyScaleWarning: String? {
         StackPipeline.tinyScaleWarning(tinyFrames.withLock { $0 }, names: names)
+    }
+
+    /// One warning line per frame whose ICC profile lcms2 cannot read as
+    /// an RGB profile, in input order; such a frame is taken as sRGB.
+    var colourWarnings: [String] {
+        unreadableProfiles.withLock { $0 }.sorted().map {
+            "\(names[$0]): its ICC profile cannot be read as an RGB profile; taken as sRGB"
+        }
     }
 
     /// Frame `index` decoded (or taken from the early decode, or the
@@ -113,7 +132,28 @@ final class FramePreparer: Sendable {
         guard frame.channels == r.channels else {
             throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the reference \(referenceName) has \(r.channels)")
         }
+        if calibrated == nil { try matchColour(&frame, index: index) }
         return frame
+    }
+
+    /// Converts a colour frame whose ICC profile differs (byte for byte)
+    /// from the reference's into the reference's (a missing or unreadable
+    /// profile counts as sRGB); refuses it instead when colour conversion
+    /// is off. Gray frames are left alone.
+    private func matchColour(_ frame: inout DecodedFrame, index: Int) throws {
+        guard index != options.referenceIndex, frame.channels == 3, frame.iccProfile != referenceProfile else { return }
+        guard options.convertColour else {
+            throw StackerError.invalidInput(path: names[index], reason: "its colour profile differs from the reference's (\(names[options.referenceIndex])) and colour conversion is off (--no-colour-convert)")
+        }
+        var source = frame.iccProfile
+        if let profile = source, !LittleCMS.isRGBProfile(profile) {
+            unreadableProfiles.withLock { $0.append(index) }
+            source = nil
+        }
+        guard source != colourTarget else { return }
+        let converted = clock.time(.decode) { frame.convertColour(from: source, to: colourTarget) }
+        frame.colourConverted = converted
+        if converted { frame.iccProfile = colourTarget }  // what its pixels are in now
     }
 
     /// Measures and registers `frame` (frame `index`) and delivers it when
@@ -126,6 +166,7 @@ final class FramePreparer: Sendable {
         let setup = !isReference || plan.weightsByNoise || options.alignment.usesStars ? try registration.wait() : nil
         var luma = LumaPlanes(frame: frame, searchFactor: setup?.registrar?.searchFactor)
         var report = measured(frame, index: index, luma: &luma, referenceSigma: setup?.referenceSigma ?? 0)
+        if frame.colourConverted { report.colourConverted = true }
         let gains = options.normalization == .none ? [] : options.normalization.coefficients(
             frame: isReference ? referenceBackground : frame.image.backgroundStatistics, reference: referenceBackground)
         let transform: Transform

@@ -144,6 +144,12 @@ public struct StackOptions: Sendable {
     /// camera raw's as-shot balance and matrix to linear sRGB; Bayer FITS
     /// frames are left as they are).
     public var whiteBalance: WhiteBalance = .camera
+    /// Whether colour frames whose ICC profile differs (byte for byte) from
+    /// the reference's are converted into it with Little CMS (default
+    /// true; relative colorimetric, see `ColourConversion`; a missing or
+    /// unreadable profile counts as sRGB). False refuses such a frame
+    /// (`StackerError.invalidInput` naming it).
+    public var convertColour = true
 
     /// Options with the documented defaults.
     public init() {}

@@ -74,6 +74,7 @@ enum StackPipeline {
         // before the reduce allocates its output, which then reuses that memory.
         registration.release()
         if let warning = preparer.tinyScaleWarning { collector.warnings.append(warning) }
+        collector.warnings += preparer.colourWarnings
         var reports = collector.reports, warnings = collector.warnings
         let selection = options.keep.flatMap {
             keeping($0, reports: &reports, warnings: &warnings, combiner: &combiner, options: options)
