@@ -35,7 +35,7 @@ public struct Chromaticities: Sendable, Equatable {
 }
 
 /// How an RGB profile's stored values map to linear light.
-public enum TransferCurve: Sendable, Equatable {
+public enum ToneCurve: Sendable, Equatable {
     /// The sRGB curve (IEC 61966-2-1), which Display P3 shares.
     case sRGB
     /// The BT.709 curve, which BT.2020 shares (its OETF, inverted).
@@ -61,7 +61,7 @@ public struct ColourProfile: Sendable, Equatable {
     /// nil when Little CMS cannot build one (e.g. collinear primaries). The
     /// same arguments give the same bytes (the header's creation date is
     /// fixed), so built profiles compare equal.
-    public init?(chromaticities: Chromaticities, transfer: TransferCurve) {
+    public init?(chromaticities: Chromaticities, transfer: ToneCurve) {
         guard let bytes = LittleCMS.rgbProfile(chromaticities, transfer: transfer) else { return nil }
         self.bytes = bytes
     }

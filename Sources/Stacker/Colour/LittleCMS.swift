@@ -19,7 +19,7 @@ enum LittleCMS {
     /// The bytes of an RGB matrix/shaper profile (ICC v4) with the given
     /// white point, primaries and transfer curve, or nil when lcms2 cannot
     /// build it (e.g. collinear primaries).
-    static func rgbProfile(_ c: Chromaticities, transfer: TransferCurve) -> [UInt8]? {
+    static func rgbProfile(_ c: Chromaticities, transfer: ToneCurve) -> [UInt8]? {
         _ = silenced
         let xy = [c.white.x, c.white.y, c.red.x, c.red.y, c.green.x, c.green.y, c.blue.x, c.blue.y]
         var size: UInt32 = 0

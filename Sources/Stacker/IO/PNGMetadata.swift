@@ -86,7 +86,7 @@ struct PNGMetadata {
     /// have no matrix/shaper profile).
     static func cicpProfile(_ c: [UInt8]) -> [UInt8]?? {
         guard c.count == 4, c[2] == 0, c[3] == 1 else { return nil }
-        let primaries: Chromaticities, transfer: TransferCurve
+        let primaries: Chromaticities, transfer: ToneCurve
         switch c[0] {
         case 1: primaries = .sRGB
         case 9: primaries = .rec2020
