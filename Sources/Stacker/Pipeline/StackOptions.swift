@@ -84,8 +84,9 @@ public struct StackOptions: Sendable {
     public var keep: FrameSelection?
     /// What `keep` ranks frames by (`--keep-by`); nil = the registration
     /// score, or with star alignment the median star FWHM. The star
-    /// measures (`fwhm`, `roundness`, `stars`) and `background` need star
-    /// alignment without given transforms.
+    /// measures (`fwhm`, `roundness`, `stars`) need star alignment without
+    /// given transforms; `background` needs star alignment, calibration or
+    /// normalisation (see `starMeasureConflict(transformsGiven:)`).
     public var keepBy: FrameSelection.Measure?
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
