@@ -28,8 +28,8 @@ struct StackCommand {
                    help: "also write the reference frame (left) beside the stack (right), to see what stacking did"),
         OptionSpec(names: ["--transforms"], valueName: "file.json",
                    help: "stack with the per-frame transforms (and reference, and left-out frames) of a report or a file of its shape, without registering"),
-        OptionSpec(names: ["--weights"], valueName: "equal|auto",
-                   help: "frame weights for average and sigma-clip; auto = inverse noise variance (default: equal)"),
+        OptionSpec(names: ["--weights"], valueName: "equal|auto|fwhm|stars",
+                   help: "frame weights for the average and the mean of --reject and sigma-clip; auto = inverse noise variance; with --align stars: fwhm = (reference FWHM / FWHM)², stars = stars found / the reference's (default: equal)"),
         OptionSpec(names: ["--kappa"], valueName: "k|low,high",
                    help: "sigma-clip rejection threshold in robust sigmas, and the κ of --reject mad, winsorized, linear-fit (default: 3)"),
         OptionSpec(names: ["--reject"], valueName: "algorithm",
@@ -45,7 +45,9 @@ struct StackCommand {
         OptionSpec(names: ["--rejection-map"], valueName: "file",
                    help: "with --reject or --mode sigma-clip, also write per pixel the fraction of frames rejected low (red) and high (green): .png/.tif (16-bit RGB) or .fits (3-plane float cube, third plane 0)"),
         OptionSpec(names: ["--keep"], valueName: "N|P%",
-                   help: "stack only the best N frames, or P% of them, by registration score (star alignment: smallest star FWHM); the others are listed in the report with the cut-off (default: all)"),
+                   help: "stack only the best N frames, or P% of them, by registration score (star alignment: smallest star FWHM) or --keep-by; the others are listed in the report with the cut-off (default: all)"),
+        OptionSpec(names: ["--keep-by"], valueName: "measure",
+                   help: "what --keep ranks by: score (higher is better) | fwhm (lower) | roundness (higher) | stars (more) | background (lower); fwhm, roundness and stars need --align stars, background --align stars, calibration or --normalize (default: score, fwhm with star alignment)"),
         OptionSpec(names: ["--bias"], valueName: "file|folder",
                    help: "bias frames: a master, or raw frames (repeat the option, or name a folder) combined per pixel"),
         OptionSpec(names: ["--dark"], valueName: "file|folder",
@@ -153,6 +155,9 @@ struct StackCommand {
         try parseCalibration(args, into: &s.options.calibration)
         try parseLimits(args, into: &s.options)
         try parseOutput(args, into: &s)
+        if let conflict = s.options.starMeasureConflict(transformsGiven: s.transforms != nil) {
+            throw UsageError(description: conflict)
+        }
         s.inputs = args.positionals
         guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
         if s.output == nil {
@@ -180,7 +185,7 @@ struct StackCommand {
         if let k = try args.value("--star-sigma", { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }, else: {
             "--star-sigma needs a positive number of σ such as 3, got '\($0)'" }) { o.starDetectionSigma = k }
         if let w = try args.value("--weights", FrameWeighting.init(rawValue:), else: {
-            "unknown --weights '\($0)' (expected equal or auto)" }) { o.weighting = w }
+            "unknown --weights '\($0)' (expected equal, auto, fwhm or stars)" }) { o.weighting = w }
         if let kappa = try args.value("--kappa", parseKappa, else: {
             "--kappa needs a positive number or LOW,HIGH, got '\($0)'" }) { (o.kappaLow, o.kappaHigh) = kappa }
         if let n = try args.value("--normalize", Normalization.init(rawValue:), else: {
@@ -197,6 +202,8 @@ struct StackCommand {
             "unknown --interpolation '\($0)' (expected lanczos3, cubic, bilinear or nearest)" }) { o.interpolation = k }
         if let k = try args.value("--keep", parseKeep, else: {
             "--keep needs a frame count ≥ 1 or a percentage above 0 and at most 100 such as 80%, got '\($0)'" }) { o.keep = k }
+        if let m = try args.value("--keep-by", FrameSelection.Measure.init(rawValue:), else: {
+            "unknown --keep-by '\($0)' (expected score, fwhm, roundness, stars or background)" }) { o.keepBy = m }
         if let x = try args.value("--min-score", { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }, else: {
             "--min-score needs a number from 0 to 1, got '\($0)'" }) { o.minimumScore = x }
     }

@@ -32,6 +32,10 @@ public struct Star: Sendable, Equatable {
     /// `StarDetectionOptions.includeSaturated`.
     public var isSaturated: Bool
 
+    /// Minor over major axis, 1 / `elongation` (1 = round, toward 0 for a
+    /// trail); Siril calls the same ratio roundness.
+    public var roundness: Double { elongation >= 1 && elongation.isFinite ? 1 / elongation : 0 }
+
     /// Creates a star record.
     public init(x: Double, y: Double, flux: Double, fwhm: Double, peak: Double, snr: Double, elongation: Double = 1,
                 isSaturated: Bool = false) {

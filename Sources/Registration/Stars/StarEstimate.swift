@@ -22,6 +22,13 @@ public struct StarEstimate: Sendable, Equatable {
     /// Median FWHM of the frame's stars in pixels (a seeing/focus measure);
     /// nil when no star was found.
     public var fwhm: Double?
+    /// Median roundness of the frame's stars (`Star.roundness`: minor over
+    /// major axis, 1 = round; lower for trailed or astigmatic stars); nil
+    /// when no star was found. The detector rejects stars more elongated
+    /// than `StarDetectionOptions.maximumElongation`, so it never reads
+    /// below 1 / that (0.625 by default): badly trailed frames show as
+    /// few stars instead.
+    public var roundness: Double?
     /// RMS distance in pixels between the matched frame stars mapped by
     /// `transform` and their reference stars, over the pairs used in the
     /// final fit; nil when no fit was made. It includes the centroid noise
@@ -33,13 +40,14 @@ public struct StarEstimate: Sendable, Equatable {
 
     /// Creates an estimate.
     public init(transform: Transform, score: Double, isAccepted: Bool, starsFound: Int, starsMatched: Int,
-                fwhm: Double?, residualRMS: Double?, reason: String?) {
+                fwhm: Double?, residualRMS: Double?, reason: String?, roundness: Double? = nil) {
         self.transform = transform
         self.score = score
         self.isAccepted = isAccepted
         self.starsFound = starsFound
         self.starsMatched = starsMatched
         self.fwhm = fwhm
+        self.roundness = roundness
         self.residualRMS = residualRMS
         self.reason = reason
     }

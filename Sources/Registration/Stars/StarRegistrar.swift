@@ -164,11 +164,12 @@ public final class StarRegistrar: Sendable {
         }
         let stars = all.filter { !$0.isSaturated }
         let found = stars.count
-        let fwhm = Self.median(stars.map(\.fwhm))
+        let fwhm = Self.median(stars.map(\.fwhm)), roundness = Self.median(stars.map(\.roundness))
         func rejected(_ reason: String, matched: Int = 0, rms: Double? = nil, transform: Transform = .identity) -> StarEstimate {
             let score = found == 0 ? 0 : Double(matched) / Double(min(found, referenceStars.count))
             return StarEstimate(transform: transform, score: score, isAccepted: false, starsFound: found,
-                                starsMatched: matched, fwhm: fwhm, residualRMS: rms, reason: reason)
+                                starsMatched: matched, fwhm: fwhm, residualRMS: rms, reason: reason,
+                                roundness: roundness)
         }
         guard found >= options.minimumMatches else {
             return rejected("Found \(found) star\(found == 1 ? "" : "s") in the frame; star alignment needs at least \(options.minimumMatches).")
@@ -227,7 +228,8 @@ public final class StarRegistrar: Sendable {
                             matched: matched, rms: rms, transform: transform)
         }
         return StarEstimate(transform: transform, score: min(1, score), isAccepted: true, starsFound: found,
-                            starsMatched: matched, fwhm: fwhm, residualRMS: rms, reason: nil)
+                            starsMatched: matched, fwhm: fwhm, residualRMS: rms, reason: nil,
+                            roundness: roundness)
     }
 
     /// The similarity agreed on by most candidate pairs (each trial made

@@ -178,13 +178,12 @@ final class FramePreparer: Sendable {
             guard try estimate(with: registrar, luma: &luma, into: &report) else { return PreparedFrame(report: report) }
             transform = report.transform
         } else {
-            if isReference, let stars = setup?.registrar?.referenceStars {
-                report.starsFound = stars.found
-                report.starsMatched = stars.matched
-                report.fwhm = stars.fwhm
-            }
+            if isReference, let stars = setup?.registrar?.referenceStars { report.record(stars) }
             report.score = 1
             transform = .identity
+        }
+        if options.weighting.usesStars {
+            report.weight = starWeight(report, reference: setup?.registrar?.referenceStars)
         }
         report.used = true
         return try deliver(index, report: report, frame: frame, transform: transform, gains: gains)
@@ -208,6 +207,16 @@ final class FramePreparer: Sendable {
         return report
     }
 
+    /// The weight of a registered frame under `--weights fwhm|stars`,
+    /// relative to the reference's stars (`StarQualityWeight`).
+    private func starWeight(_ report: FrameReport, reference: StarSummary?) -> Double {
+        switch options.weighting {
+        case .fwhm: return StarQualityWeight.fwhm(report.fwhm, reference: reference?.fwhm)
+        case .stars: return StarQualityWeight.stars(report.starsFound, reference: reference?.found)
+        case .equal, .auto: return report.weight
+        }
+    }
+
     /// Registers the frame and records the estimate in `report`; false
     /// (with `report.reason` set) when the frame is rejected: by the model's
     /// own verdict (translation, homography), else by the score threshold.
@@ -225,9 +234,7 @@ final class FramePreparer: Sendable {
         report.score = estimate.score.isFinite ? estimate.score : 0
         report.alignmentNote = estimate.note
         report.overlapAgreement = estimate.overlapAgreement
-        report.starsFound = estimate.stars?.found
-        report.starsMatched = estimate.stars?.matched
-        report.fwhm = estimate.stars?.fwhm
+        if let stars = estimate.stars { report.record(stars) }
         if let rejection = estimate.rejection {
             report.reason = rejection
             return false
@@ -280,6 +287,16 @@ struct LumaPlanes {
     lazy var planes: (luma: DecodedFrame.Luma, small: Plane?) = frame.luma(downsampledBy: searchFactor ?? 1)
     /// The luma as floats.
     lazy var floats: Plane = planes.luma.floatPlane
+}
+
+extension FrameReport {
+    /// Records what the frame's stars showed.
+    mutating func record(_ stars: StarSummary) {
+        starsFound = stars.found
+        starsMatched = stars.matched
+        fwhm = stars.fwhm
+        roundness = stars.roundness
+    }
 }
 
 extension StackPlan.Combination {

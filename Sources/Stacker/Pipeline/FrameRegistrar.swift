@@ -20,11 +20,13 @@ struct RegistrationEstimate: Sendable {
     var stars: StarSummary?
 }
 
-/// Stars found and matched in one frame, with their median FWHM (px).
+/// Stars found and matched in one frame, with their median FWHM (px) and
+/// median roundness (minor / major axis).
 struct StarSummary: Sendable {
     var found: Int
     var matched: Int
     var fwhm: Double?
+    var roundness: Double?
 }
 
 /// One registration model behind the pipeline's single interface: built
@@ -121,15 +123,17 @@ extension StarRegistrar: RegistrationModel {
 
     /// The reference's own stars: all of them count as matched.
     var referenceStarSummary: StarSummary? {
-        let widths = referenceStars.map(\.fwhm).sorted()
+        let widths = referenceStars.map(\.fwhm).sorted(), roundness = referenceStars.map(\.roundness).sorted()
         return StarSummary(found: widths.count, matched: widths.count,
-                           fwhm: widths.isEmpty ? nil : widths[widths.count / 2])
+                           fwhm: widths.isEmpty ? nil : widths[widths.count / 2],
+                           roundness: roundness.isEmpty ? nil : roundness[roundness.count / 2])
     }
 
     func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
         let e = try estimate(luma.floatPlane)
         return RegistrationEstimate(transform: e.transform, score: e.score,
                                     rejection: e.isAccepted ? nil : "star alignment failed: \(e.reason ?? "no consistent star match")",
-                                    stars: StarSummary(found: e.starsFound, matched: e.starsMatched, fwhm: e.fwhm))
+                                    stars: StarSummary(found: e.starsFound, matched: e.starsMatched, fwhm: e.fwhm,
+                                                       roundness: e.roundness))
     }
 }

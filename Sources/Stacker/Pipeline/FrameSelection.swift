@@ -26,15 +26,40 @@ public enum FrameSelection: Sendable, Equatable {
         }
     }
 
-    /// What frames are ranked by.
-    public enum Measure: String, Sendable {
+    /// What frames are ranked by (`--keep-by`).
+    public enum Measure: String, Sendable, CaseIterable {
         /// The registration score (higher is better): how well the frame
         /// matches the reference, which blur, noise and a frame shifted
         /// off the scene all lower. For bursts and translations.
         case score
-        /// The median star FWHM in pixels (lower is better), for star
-        /// alignment when every used frame has one.
+        /// The median star FWHM in pixels (lower is better): seeing and focus.
         case fwhm
+        /// The median star roundness, minor over major axis (higher is
+        /// better): tracking errors, wind and field tilt lower it.
+        case roundness
+        /// The number of stars detected (higher is better): thin cloud,
+        /// haze and a bright sky lower it.
+        case stars
+        /// The frame's median luma, its sky level (lower is better): cloud
+        /// lit by the town, the moon and dawn raise it.
+        case background
+
+        /// True when a smaller value is the better frame.
+        public var lowerIsBetter: Bool { self == .fwhm || self == .background }
+
+        /// True for the measures taken on the frame's stars.
+        public var usesStars: Bool { self == .fwhm || self == .roundness || self == .stars }
+
+        /// The frame's value, or nil when it was not measured.
+        public func value(of frame: FrameReport) -> Double? {
+            switch self {
+            case .score: return frame.score
+            case .fwhm: return frame.fwhm
+            case .roundness: return frame.roundness
+            case .stars: return frame.starsFound.map(Double.init)
+            case .background: return frame.background
+            }
+        }
     }
 
     /// The outcome of a selection, for the report and the note on stderr.
@@ -57,15 +82,20 @@ public enum FrameSelection: Sendable, Equatable {
     }
 
     /// Chooses among the used frames of `reports`: ranks them by `measure`
-    /// (ties by input order), always keeps `referenceIndex`, and drops the
+    /// (nil: the median star FWHM when `usesStars` and every used frame has
+    /// one, else the score; ties by input order; a frame without the
+    /// measure ranks last), always keeps `referenceIndex`, and drops the
     /// rest beyond `keptCount`. Nil when nothing is dropped.
-    public func select(_ reports: [FrameReport], referenceIndex: Int, usesStars: Bool) -> Outcome? {
+    public func select(_ reports: [FrameReport], referenceIndex: Int, usesStars: Bool,
+                       by requested: Measure? = nil) -> Outcome? {
         let used = reports.indices.filter { reports[$0].used }
-        let measure: Measure = usesStars && used.allSatisfy({ reports[$0].fwhm != nil }) ? .fwhm : .score
-        func value(_ i: Int) -> Double { measure == .fwhm ? reports[i].fwhm! : reports[i].score }
+        let measure = requested
+            ?? (usesStars && used.allSatisfy({ reports[$0].fwhm != nil }) ? .fwhm : .score)
+        let lower = measure.lowerIsBetter
+        func value(_ i: Int) -> Double { measure.value(of: reports[i]) ?? (lower ? .infinity : -.infinity) }
         func better(_ a: Int, _ b: Int) -> Bool {
             let va = value(a), vb = value(b)
-            if va != vb { return measure == .fwhm ? va < vb : va > vb }
+            if va != vb { return lower ? va < vb : va > vb }
             return a < b
         }
         let keep = keptCount(of: used.count)
@@ -73,8 +103,8 @@ public enum FrameSelection: Sendable, Equatable {
         // The reference first, then the others best first.
         let ranked = used.filter { $0 == referenceIndex } + used.filter { $0 != referenceIndex }.sorted(by: better)
         let others = ranked.prefix(keep).filter { $0 != referenceIndex }
-        let cutoff = (others.isEmpty ? [referenceIndex] : others).map(value).reduce(measure == .fwhm ? -Double.infinity : .infinity) {
-            measure == .fwhm ? max($0, $1) : min($0, $1)
+        let cutoff = (others.isEmpty ? [referenceIndex] : others).map(value).reduce(lower ? -Double.infinity : .infinity) {
+            lower ? max($0, $1) : min($0, $1)
         }
         return Outcome(measure: measure, cutoff: cutoff, kept: keep,
                        dropped: ranked.dropFirst(keep).map { ($0, value($0)) })

@@ -44,6 +44,15 @@ public enum FrameWeighting: String, Sendable, CaseIterable {
     case equal
     /// Inverse noise variance, estimated per frame (the reference gets weight 1).
     case auto
+    /// (FWHM_ref / FWHM)² from the median star FWHM (`StarQualityWeight.fwhm`);
+    /// needs star alignment.
+    case fwhm
+    /// Stars detected over the reference's (`StarQualityWeight.stars`);
+    /// needs star alignment.
+    case stars
+
+    /// True for the weights measured on stars (`fwhm`, `stars`).
+    public var usesStars: Bool { self == .fwhm || self == .stars }
 }
 
 /// Everything that shapes one stacking run. Defaults follow DESIGN.md.
@@ -73,6 +82,12 @@ public struct StackOptions: Sendable {
     /// average, the frames are then kept in a frame store (as the robust
     /// modes do) so the dropped ones can leave it before the combination.
     public var keep: FrameSelection?
+    /// What `keep` ranks frames by (`--keep-by`); nil = the registration
+    /// score, or with star alignment the median star FWHM. The star
+    /// measures (`fwhm`, `roundness`, `stars`) need star alignment without
+    /// given transforms; `background` needs star alignment, calibration or
+    /// normalisation (see `starMeasureConflict(transformsGiven:)`).
+    public var keepBy: FrameSelection.Measure?
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
     /// Known transforms (frame → reference), one per input frame, used

@@ -94,8 +94,8 @@ enum StackPipeline {
                                 combiner: inout Combiner, options: StackOptions) -> FrameSelection.Outcome? {
         let used = reports.filter(\.used).count
         guard let outcome = keep.select(reports, referenceIndex: options.referenceIndex,
-                                        usesStars: options.alignment.usesStars) else { return nil }
-        let side = outcome.measure == .fwhm ? "above" : "below"
+                                        usesStars: options.alignment.usesStars, by: options.keepBy) else { return nil }
+        let side = outcome.measure.lowerIsBetter ? "above" : "below"
         for (index, value) in outcome.dropped {
             combiner.drop(frame: index)
             reports[index].used = false
@@ -123,6 +123,9 @@ enum StackPipeline {
             throw StackerError.invalidInput(path: "", reason: "\(given.count) transforms given for \(frameCount) frames")
         }
         if let reason = options.keep?.invalidReason {
+            throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        if let reason = options.starMeasureConflict(transformsGiven: options.givenTransforms != nil) {
             throw StackerError.invalidInput(path: "", reason: reason)
         }
         if let reason = options.rejection?.invalidReason {

@@ -41,6 +41,9 @@ public struct FrameReport: Sendable, Equatable {
     public var starsMatched: Int?
     /// Median star FWHM in pixels (star alignment only).
     public var fwhm: Double?
+    /// Median star roundness, minor over major axis (1 = round; star
+    /// alignment only; see `StarEstimate.roundness`).
+    public var roundness: Double?
     /// True when the frame was converted into the reference's colour
     /// profile (its own differed); nil otherwise.
     public var colourConverted: Bool?

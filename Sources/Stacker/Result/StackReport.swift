@@ -45,6 +45,7 @@ public struct StackReport: Sendable {
             if let n = f.starsFound { out += ", \"starsFound\": \(n)" }
             if let n = f.starsMatched { out += ", \"starsMatched\": \(n)" }
             if let w = f.fwhm { out += ", \"fwhm\": \(JSONText.number(w))" }
+            if let r = f.roundness { out += ", \"roundness\": \(JSONText.number(r))" }
             if f.colourConverted == true { out += ", \"colourConverted\": true" }
             out += " }\(i + 1 < result.frames.count ? "," : "")\n"
         }
