@@ -8,7 +8,8 @@
 #   1. --threads 1 and --threads 2 write byte-identical JPEGs;
 #   2. the report's shifts match the generator's truth within 0.1 px;
 #   3. the release build's 32-bit float FITS output matches the debug build's
-#      (same frames, same options) to rounding: PSNR ≥ 60 dB between the two.
+#      (same frames, same options) to rounding: PSNR ≥ 60 dB between the two;
+#   4. it reads back the PNG, TIFF, FITS and HEIC files it writes.
 #
 # Usage: Tests/release-check.sh RELEASE_BIN_DIR DEBUG_BIN_DIR
 set -euo pipefail
@@ -86,6 +87,18 @@ if psnr < 60:
     sys.exit(f"release-check: FAIL: {mode}: release vs debug PSNR {psnr:.1f} dB (limit 60), largest difference {largest:.2e}")
 print(f"release-check: {mode}: release vs debug PSNR {psnr:.1f} dB, largest difference {largest:.2e}")
 EOF
+done
+
+# 4. Every reader and writer in the optimised build: the release binary
+# reads back what it wrote (an optimiser-only crash once hit every FITS read).
+for ext in png tif fits heic; do
+  if "$release" -q --mode median --output "$work/round-a.$ext" "${frames[@]:0:3}" &&
+     "$release" -q --mode median --output "$work/round-b.$ext" "${frames[@]:3:3}" &&
+     "$release" -q --mode average --output "$work/round-back-$ext.jpg" "$work/round-a.$ext" "$work/round-b.$ext"; then
+    echo "release-check: .$ext written and read back by the release build"
+  else
+    fail ".$ext: the release build could not write or read it back"
+  fi
 done
 
 if [ "$failures" -ne 0 ]; then
