@@ -62,42 +62,51 @@ extension Bench {
     func astroRejectionCases() throws {
         let s = settings.rejectionSession
         try s.ensure(in: settings.work, log: log)
-        let dir = s.folder(in: settings.work)
         let label = "\(s.frames)×" + String(format: "%.1f", s.megapixels) + "MP"
         if settings.peers && ChildProcess.which("siril-cli") == nil {
             report.notes.append("astro-rejection: Siril (siril-cli) not installed, only our side ran: apt-get install -y siril")
         }
         for r in SharedRejection.all {
-            let out = outDir + "/rejection-\(r.name)-ours." + s.ext, rep = outDir + "/rejection-\(r.name)-ours.json"
-            let options = ["--reject", r.name] + r.ours
-            let argv = [stackBin, "--align", Bench.astroAlignment, "--normalize", "additive"] + options
-                + ["--bias", dir + "/bias", "--dark", dir + "/darks", "--flat", dir + "/flats",
-                   "--output", out, "--report", rep, "--quiet"] + s.lights(in: settings.work)
-            let name = "reject \(r.name) \(label)"
-            var ours = CaseResult(name: name + " ours", what: "stack --align stars --normalize additive "
-                                      + options.joined(separator: " ") + " + masters",
-                                  frames: s.frames, megapixels: s.megapixels,
-                                  samples: try astroRuns(argv, label: name, report: rep))
-            let ourScore = score(out, session: s)
-            ours.extra = ourScore.extra
-            ours.note = "stack stage \(Fmt.s(ours.stage("stack"))) s, " + ourScore.note
-            report.cases.append(ours)
-            // Once more with Siril's resampling: its `register` command warps
-            // with OpenCV's INTER_AREA, which warpPerspective runs as bilinear.
-            let bilinearOut = outDir + "/rejection-\(r.name)-ours-bilinear." + s.ext
-            let bilinearArgv = argv.map { $0 == out ? bilinearOut : $0 }
-            var bilinear = CaseResult(name: name + " ours bilinear", what: "the same with --interpolation bilinear (once)",
-                                      frames: s.frames, megapixels: s.megapixels,
-                                      samples: try astroRuns([bilinearArgv[0], "--interpolation", "bilinear"]
-                                                                 + bilinearArgv.dropFirst(), label: name + " bilinear",
-                                                             report: rep, repeats: 1))
-            let bilinearScore = score(bilinearOut, session: s)
-            bilinear.extra = bilinearScore.extra
-            bilinear.note = "once; " + bilinearScore.note
-            report.cases.append(bilinear)
-            if settings.peers && ChildProcess.which("siril-cli") != nil {
-                try sirilRejection(r, session: s, name: name, ours: ours, bilinear: bilinear)
+            do { try astroRejection(r, session: s, label: label) } catch {
+                // One algorithm failing (a crash of `stack`, say) is noted and the rest still run.
+                report.notes.append("reject \(r.name): skipped: \(error)")
             }
+        }
+    }
+
+    /// One algorithm of the case: ours, ours with bilinear resampling, and
+    /// (with `--peers`) Siril.
+    func astroRejection(_ r: SharedRejection, session s: AstroSession, label: String) throws {
+        let dir = s.folder(in: settings.work)
+        let out = outDir + "/rejection-\(r.name)-ours." + s.ext, rep = outDir + "/rejection-\(r.name)-ours.json"
+        let options = ["--reject", r.name] + r.ours
+        let argv = [stackBin, "--align", Bench.astroAlignment, "--normalize", "additive"] + options
+            + ["--bias", dir + "/bias", "--dark", dir + "/darks", "--flat", dir + "/flats",
+               "--output", out, "--report", rep, "--quiet"] + s.lights(in: settings.work)
+        let name = "reject \(r.name) \(label)"
+        var ours = CaseResult(name: name + " ours", what: "stack --align stars --normalize additive "
+                                  + options.joined(separator: " ") + " + masters",
+                              frames: s.frames, megapixels: s.megapixels,
+                              samples: try astroRuns(argv, label: name, report: rep))
+        let ourScore = score(out, session: s)
+        ours.extra = ourScore.extra
+        ours.note = "stack stage \(Fmt.s(ours.stage("stack"))) s, " + ourScore.note
+        report.cases.append(ours)
+        // Once more with Siril's resampling: its `register` command warps
+        // with OpenCV's INTER_AREA, which warpPerspective runs as bilinear.
+        let bilinearOut = outDir + "/rejection-\(r.name)-ours-bilinear." + s.ext
+        let bilinearArgv = argv.map { $0 == out ? bilinearOut : $0 }
+        var bilinear = CaseResult(name: name + " ours bilinear", what: "the same with --interpolation bilinear (once)",
+                                  frames: s.frames, megapixels: s.megapixels,
+                                  samples: try astroRuns([bilinearArgv[0], "--interpolation", "bilinear"]
+                                                             + bilinearArgv.dropFirst(), label: name + " bilinear",
+                                                         report: rep, repeats: 1))
+        let bilinearScore = score(bilinearOut, session: s)
+        bilinear.extra = bilinearScore.extra
+        bilinear.note = "once; " + bilinearScore.note
+        report.cases.append(bilinear)
+        if settings.peers && ChildProcess.which("siril-cli") != nil {
+            try sirilRejection(r, session: s, name: name, ours: ours, bilinear: bilinear)
         }
     }
 
