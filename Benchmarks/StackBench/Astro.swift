@@ -15,12 +15,18 @@ struct AstroSession: Sendable {
     /// Bias, dark and flat frames of each kind.
     var calibrationFrames = 10
     var seed: UInt64 = 1
+    /// The files' format: 16-bit FITS, or 16-bit PNG (which Siril also reads).
+    var format: ImageFormat = .fits
 
     /// The issue's size: 50 lights of 24 MP, 10 calibration frames each.
     static let full = AstroSession(width: 6000, height: 4000, frames: 50)
 
     var megapixels: Double { Double(width * height) / 1e6 }
-    var name: String { "stars-\(width)x\(height)-\(frames)" }
+    var name: String { "stars-\(width)x\(height)-\(frames)" + (format == .fits ? "" : "-" + ext) }
+    /// The files' extension: `fits` or `png`.
+    var ext: String { Scene.fileExtension(format) }
+    /// The noise-free calibrated reference the stacks are scored against.
+    func truth(in work: String) -> String { folder(in: work) + "/truth." + ext }
     func folder(in work: String) -> String { work + "/" + name }
 
     /// The StarField settings: the generator's defaults at this size.
@@ -40,12 +46,12 @@ struct AstroSession: Sendable {
         let c = config
         return "v1 stars \(c.width)x\(c.height) n\(c.frameCount) cal\(c.calibrationFrames) seed\(c.seed) ch\(c.channels) "
             + "shift\(c.maxShift) rot\(c.maxRotation) scale\(c.maxScale) density\(c.starDensity) sky\(c.skyLevel) "
-            + "hot\(c.hotPixelCount) trail\(c.trail) fits16"
+            + "hot\(c.hotPixelCount) trail\(c.trail) \(ext)16"
     }
 
     /// Light frame paths in frame order (frame 0 is the reference).
     func lights(in work: String) -> [String] {
-        (0..<frames).map { folder(in: work) + String(format: "/lights/light_%03d.fits", $0) }
+        (0..<frames).map { folder(in: work) + String(format: "/lights/light_%03d.", $0) + ext }
     }
 
     /// Pixels left out on every side when scoring against the truth: the
@@ -62,10 +68,10 @@ struct AstroSession: Sendable {
     /// Generates the session unless a complete one with the same fingerprint is there.
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
-        try ensureGenerated(dir, fingerprint: fingerprint, required: lights(in: work) + [dir + "/truth.fits"], log: log,
+        try ensureGenerated(dir, fingerprint: fingerprint, required: lights(in: work) + [truth(in: work)], log: log,
                             announce: "\(name): \(frames) lights + \(calibrationFrames) bias/dark/flat each, \(width)×\(height) "
-                                + "(\(String(format: "%.1f", megapixels)) MP) 16-bit FITS") {
-            try StarField(config).write(to: dir, format: .fits)
+                                + "(\(String(format: "%.1f", megapixels)) MP) 16-bit \(ext.uppercased())") {
+            try StarField(config).write(to: dir, format: format)
         }
     }
 }
@@ -88,16 +94,7 @@ extension Bench {
         let argv = [stackBin, "--align", Bench.astroAlignment, "--mode", "sigma-clip", "--normalize", "additive",
                     "--bias", dir + "/bias", "--dark", dir + "/darks", "--flat", dir + "/flats",
                     "--output", out, "--report", rep, "--quiet"] + s.lights(in: settings.work)
-        var samples: [Sample] = []
-        for r in 0..<settings.repeats {
-            log("[astro \(label)] run \(r + 1)/\(settings.repeats) …")
-            let load = loadAverage()
-            let run = try ChildProcess.run(argv, workDir: outDir)
-            guard run.status == 0 else { throw BenchError("astro: stack exited with \(run.status)") }
-            let stages = try timings(rep)
-            samples.append(Sample(wall: run.wall, peakRSS: run.peakRSS, cpu: run.cpu, stages: stages, load: load))
-            log("  \(Fmt.s(run.wall)) s, peak \(Fmt.mb(run.peakRSS)), calibrate \(Fmt.s(stages["calibrate"])) s")
-        }
+        let samples = try astroRuns(argv, label: "astro \(label)", report: rep)
         var ours = CaseResult(name: "astro \(label) ours", what: argv.prefix(11).joined(separator: " ") + " … lights/*",
                               frames: s.frames, megapixels: s.megapixels, samples: samples)
         let ourScore = score(out, session: s)
@@ -110,20 +107,8 @@ extension Bench {
     /// Siril once, via the reference script; wall and peak RSS of the whole
     /// script (conversions included), Siril's own time in the note.
     func astroSiril(_ s: AstroSession, label: String, ours: CaseResult) throws {
-        guard ChildProcess.which("siril-cli") != nil else {
-            report.notes.append("astro: Siril (siril-cli) not installed: apt-get install -y siril"); return
-        }
         let out = outDir + "/astro-siril.png"
-        log("[astro \(label) Siril] (once) …")
-        let load = loadAverage()
-        let run = try ChildProcess.run([referenceDir + "/siril_astro.sh", s.folder(in: settings.work), out,
-                                        "--work", outDir + "/siril-astro-work"], workDir: outDir)
-        let info = run.stdout.split(separator: "\n").last.flatMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        guard run.status == 0, let info else {
-            report.notes.append("astro: Siril failed with status \(run.status) (see the log named on stderr)"); return
-        }
+        guard let (run, info, load) = try sirilRun(s, output: out, label: "astro \(label)") else { return }
         var c = CaseResult(name: "astro \(label) Siril", what: "siril-cli -s (siril_astro.sh): masters, preprocess, "
                                + "register -transf=similarity, stack rej a 3 3 -norm=add",
                            frames: s.frames, megapixels: s.megapixels,
@@ -144,10 +129,51 @@ extension Bench {
         }
     }
 
+    /// `stack` with `argv`, `repeats` (default `settings.repeats`) times: wall, peak RSS, CPU
+    /// and the stage timings of the report it writes to `rep`.
+    func astroRuns(_ argv: [String], label: String, report rep: String, repeats: Int? = nil) throws -> [Sample] {
+        var samples: [Sample] = []
+        let n = repeats ?? settings.repeats
+        for r in 0..<n {
+            log("[\(label)] run \(r + 1)/\(n) …")
+            let load = loadAverage()
+            let run = try ChildProcess.run(argv, workDir: outDir)
+            guard run.status == 0 else { throw BenchError("\(label): stack exited with \(run.status)") }
+            let stages = try timings(rep)
+            samples.append(Sample(wall: run.wall, peakRSS: run.peakRSS, cpu: run.cpu, stages: stages, load: load))
+            log("  \(Fmt.s(run.wall)) s, peak \(Fmt.mb(run.peakRSS)), calibrate \(Fmt.s(stages["calibrate"])) s, "
+                + "stack \(Fmt.s(stages["stack"])) s")
+        }
+        return samples
+    }
+
+    /// `siril_astro.sh` once on the session `s`, writing `output`, with the
+    /// script's extra `options` (`--rejection …`); the run, the script's JSON
+    /// line and the load before it, or nil (with a note in the report) when
+    /// Siril is not installed or failed.
+    func sirilRun(_ s: AstroSession, output: String, options: [String] = [],
+                  label: String) throws -> (run: ChildRun, info: [String: Any], load: Double)? {
+        guard ChildProcess.which("siril-cli") != nil else {
+            report.notes.append("\(label): Siril (siril-cli) not installed: apt-get install -y siril"); return nil
+        }
+        log("[\(label) Siril] (once) …")
+        let load = loadAverage()
+        let slug = label.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "×", with: "x")
+        let run = try ChildProcess.run([referenceDir + "/siril_astro.sh", s.folder(in: settings.work), output,
+                                        "--work", outDir + "/siril-work-" + slug] + options, workDir: outDir)
+        let info = run.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        guard run.status == 0, let info else {
+            report.notes.append("\(label): Siril failed with status \(run.status) (see the log named on stderr)"); return nil
+        }
+        return (run, info, load)
+    }
+
     /// `psnr_truth.py` on `image` against the session's truth: the numbers
     /// for `extra` and a short note ("PSNR … dB (level-matched … dB)").
     func score(_ image: String, session s: AstroSession) -> (extra: [String: Double], note: String) {
-        let truth = s.folder(in: settings.work) + "/truth.fits"
+        let truth = s.truth(in: settings.work)
         guard let run = try? ChildProcess.run(["python3", referenceDir + "/psnr_truth.py", truth, image,
                                                "--border", "\(s.border)"],
                                               environment: pythonEnvironment, workDir: outDir),
@@ -156,7 +182,8 @@ extension Bench {
             return ([:], "PSNR failed (pip install numpy pillow)")
         }
         var extra: [String: Double] = [:]
-        for k in ["psnr_db", "psnr_fit_db", "rmse", "mean_diff", "gain", "offset"] { extra[k] = obj[k] as? Double }
+        for k in ["psnr_db", "psnr_fit_db", "rmse", "mean_diff", "gain", "offset",
+                  "psnr_fit_structure_db", "psnr_fit_smooth_db", "structure_fraction"] { extra[k] = obj[k] as? Double }
         return (extra, String(format: "PSNR %.2f dB (level-matched %.2f dB)", extra["psnr_db"] ?? .nan, extra["psnr_fit_db"] ?? .nan))
     }
 }

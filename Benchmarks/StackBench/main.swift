@@ -20,7 +20,7 @@ OPTIONS:
                      registration at 4 and 12 MP, homography at 2 and 12 MP,
                      10 × 4 MP average; no scaling
   --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV
-                     (phase correlation, ECC homography), Siril (astro) (once each)
+                     (phase correlation, ECC homography), Siril (astro, astro-rejection) (once each)
   --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
                      (robust-scaling only when named: 20/100/200 × 12 MP median,
                      sigma-clip and mode, with and without --memory-limit 1G;
@@ -29,6 +29,10 @@ OPTIONS:
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
   --astro-frames N   light frames of the astro case (default 50; 10 bias/dark/flat each)
+  --rejection-size WxH, --rejection-frames N
+                     the astro-rejection case's session (default 1600x1200, 20 lights):
+                     each --reject algorithm Siril shares (percentile, sigma, mad,
+                     winsorized, linear-fit, gesd) on it; with --peers Siril once each
   --work DIR         where bursts and outputs go (default Benchmarks/work)
   --json FILE        where the JSON goes (default Benchmarks/results/latest.json)
   --reference DIR    the Python reference scripts (default Benchmarks/reference)
@@ -38,13 +42,14 @@ The bursts (SceneGen street, JPEG q89 4:2:0) are generated once and cached by a
 config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB), plus
 6 × 2 MP and 6 × 12 MP PNG homography bursts (known perspective jitter, ~0.2 GB),
 200 × 12 MP (~0.45 GB) for robust-scaling, and for `astro` a StarField session (16-bit PNG: 50 lights + 30 calibration frames
-at 24 MP, ~3 GB; not in --quick).
+at 24 MP, ~3 GB; not in --quick), for `astro-rejection` a small one (16-bit PNG: 20 lights +
+30 calibration frames at 1600 × 1200, ~0.1 GB; not in --quick).
 """
 
 /// Parsed command line.
 struct Settings: Sendable {
     static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
-                           "pixels", "astro", "robust-scaling"]
+                           "pixels", "astro", "astro-rejection", "robust-scaling"]
     /// What runs without --cases: all but the hour-long robust-scaling.
     static let defaultCases = allCases.filter { $0 != "robust-scaling" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
@@ -58,6 +63,23 @@ struct Settings: Sendable {
     var json = "Benchmarks/results/latest.json"
     var referenceDir = "Benchmarks/reference"
     var astro = AstroSession.full
+    /// The astro-rejection case's session: small, since it stacks once per
+    /// algorithm; 16-bit PNG, since release builds of `stack` crash reading
+    /// FITS (cfitsio's lock path, see docs/performance.md).
+    var rejectionSession = AstroSession(width: 1600, height: 1200, frames: 20, format: .png)
+
+    /// "WxH", each at least 256.
+    static func size(_ v: String, _ option: String) throws -> (Int, Int) {
+        let wh = v.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard wh.count == 2, wh[0] >= 256, wh[1] >= 256 else { throw BenchError("\(option) needs WxH, each ≥ 256 (got '\(v)')") }
+        return (wh[0], wh[1])
+    }
+
+    /// A light-frame count, at least 3.
+    static func frames(_ v: String, _ option: String) throws -> Int {
+        guard let n = Int(v), n >= 3 else { throw BenchError("\(option) needs a whole number ≥ 3") }
+        return n
+    }
 
     static func parse(_ args: [String]) throws -> Settings? {
         var s = Settings()
@@ -94,15 +116,10 @@ struct Settings: Sendable {
             case "--work": s.work = try value(key)
             case "--json": s.json = try value(key)
             case "--reference": s.referenceDir = try value(key)
-            case "--astro-size":
-                let v = try value(key)
-                let wh = v.lowercased().split(separator: "x").compactMap { Int($0) }
-                guard wh.count == 2, wh[0] >= 256, wh[1] >= 256 else { throw BenchError("--astro-size needs WxH, each ≥ 256 (got '\(v)')") }
-                s.astro.width = wh[0]
-                s.astro.height = wh[1]
-            case "--astro-frames":
-                guard let n = Int(try value(key)), n >= 3 else { throw BenchError("--astro-frames needs a whole number ≥ 3") }
-                s.astro.frames = n
+            case "--astro-size": (s.astro.width, s.astro.height) = try size(try value(key), key)
+            case "--astro-frames": s.astro.frames = try frames(try value(key), key)
+            case "--rejection-size": (s.rejectionSession.width, s.rejectionSession.height) = try size(try value(key), key)
+            case "--rejection-frames": s.rejectionSession.frames = try frames(try value(key), key)
             default: throw BenchError("unknown option '\(a)' (see --help)")
             }
             i += 1
@@ -183,7 +200,10 @@ do {
                              "threads": StackOptions.defaultThreadCount, "jpeg_quality": Burst.quality,
                              "astro": ["width": settings.astro.width, "height": settings.astro.height,
                                        "frames": settings.astro.frames, "calibration_frames": settings.astro.calibrationFrames,
-                                       "align": Bench.astroAlignment]]
+                                       "align": Bench.astroAlignment],
+                             "astro_rejection": ["width": settings.rejectionSession.width,
+                                                 "height": settings.rejectionSession.height,
+                                                 "frames": settings.rejectionSession.frames]]
     let report = try bench.run()
     let m = report.machine
     print("stack-bench \(ISO8601DateFormatter().string(from: started))  nproc \(m["nproc"] ?? "?"), "

@@ -7,6 +7,7 @@
 # onto frame 0, κ 3/3 rejection stacking with additive normalisation.
 #
 #   siril_astro.sh SESSION OUTPUT.tif|OUTPUT.png [--work DIR] [--keep] [--threads N]
+#                  [--rejection ALG [--low L] [--high H]]
 #
 # SESSION holds bias/, darks/, flats/ and lights/ (16-bit FITS as the bench
 # writes them, or 16-bit PNG; Siril 1.0 reads both natively, so no conversion
@@ -23,6 +24,18 @@
 #   centre-mean / global-mean (≈ 1.12 with the StarField vignetting);
 # - rejection is Siril's k-MAD clipping (`rej a 3 3`: around the median with a MAD-based spread,
 #   the closest to our 1.4826·MAD sigma-clip; `rej s` would use the std dev);
+#   `--rejection ALG` picks another of Siril 1.0's `stack … rej LETTER LOW HIGH`
+#   algorithms (src/stacking/rejection_float.c, tag 1.0.6):
+#     percentile p  one pass, reject x < median − LOW·median or x > median + HIGH·median
+#     sigma      s  iterated, κ·(standard deviation) around the median
+#     mad        a  iterated, κ·MAD around the median, the MAD NOT scaled by 1.4826
+#     winsorized w  iterated, κ·σ, σ = 1.134·sd of samples winsorized at median ± 1.5σ
+#     linear     l  iterated, κ·(mean |residual|) around a line fitted to the sorted samples
+#     gesd       g  generalized ESD: LOW = largest outlier fraction, HIGH = significance
+#   LOW and HIGH are passed to Siril as they are (defaults: 0.2 0.1 for
+#   percentile, 0.3 0.05 for gesd, 3 3 otherwise); the caller converts κ
+#   between spread estimators. Siril leaves samples equal to 0 (uncovered
+#   borders) out of every algorithm and stops rejecting when 4 samples remain.
 # - `-norm=add` (additive, Siril's own location estimator), no -output_norm,
 #   so the stack keeps the reference frame's level;
 # - registration `-transf=similarity` (the sessions have rotation + shift);
@@ -31,6 +44,8 @@
 #   satellite-trail frame ("Cannot perform star matching").
 #
 # stdout: one JSON line last: {"siril_s": wall seconds of siril-cli alone,
+# "stack_s": Siril's own time for the light stack alone (null if not logged),
+# "rejection": "LETTER LOW HIGH",
 # "siril_reported_s": Siril's own "Total execution time", "lights": frames given,
 # "stacked": frames Siril stacked, "work": scratch folder}. Siril's log goes to
 # WORK/siril.log; its tail is printed on failure.
@@ -40,14 +55,31 @@ set -euo pipefail
 usage() { echo "usage: siril_astro.sh SESSION OUTPUT.tif|OUTPUT.png [--work DIR] [--keep] [--threads N]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 session=$(realpath "$1"); output=$(realpath -m "$2"); shift 2
-work="" keep=0 threads=$(nproc)
+work="" keep=0 threads=$(nproc) rejection=mad low="" high=""
 while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || [ "$1" = --keep ] || usage
   case "$1" in
     --work) work=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --threads) threads=$2; shift 2 ;;
+    --rejection) rejection=$2; shift 2 ;;
+    --low) low=$2; shift 2 ;;
+    --high) high=$2; shift 2 ;;
     *) usage ;;
   esac
+done
+case "$rejection" in
+  percentile) letter=p defaults="0.2 0.1" ;;
+  sigma) letter=s defaults="3 3" ;;
+  mad) letter=a defaults="3 3" ;;
+  winsorized) letter=w defaults="3 3" ;;
+  linear|linear-fit) letter=l defaults="3 3" ;;
+  gesd) letter=g defaults="0.3 0.05" ;;
+  *) echo "siril_astro: error: --rejection $rejection: not one of percentile, sigma, mad, winsorized, linear, gesd" >&2; exit 2 ;;
+esac
+low=${low:-${defaults% *}} high=${high:-${defaults#* }}
+for v in "$low" "$high"; do
+  [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "siril_astro: error: --low/--high: '$v' is not a number ≥ 0" >&2; exit 2; }
 done
 
 siril=$(command -v siril-cli || true)
@@ -100,24 +132,40 @@ convert light "-out=$proc"
 cd "$proc"
 preprocess light -dark=master_dark -flat=master_flat
 register pp_light -transf=similarity
-stack r_pp_light rej a 3 3 -norm=add -out=result
+stack r_pp_light rej $letter $low $high -norm=add -out=result
 
 load result
 $save "$result"
 close
 EOF
 
-start=$(date +%s.%N)
-status=0
-(cd "$work" && "$siril" -s astro.ssf) > "$work/siril.log" 2>&1 || status=$?
-end=$(date +%s.%N)
-if [ "$status" != 0 ] || ! grep -q "Script execution finished successfully" "$work/siril.log" || [ ! -s "$output" ]; then
-  echo "siril_astro: error: siril-cli failed (status $status); last lines of $work/siril.log:" >&2
+# Siril 1.0.6 sometimes aborts with a glibc heap error ("malloc(): …",
+# "corrupted …", status 134): such a run starts again from an empty process
+# folder, up to 3 attempts; the time is that of the attempt that finished.
+attempt=0
+while :; do
+  attempt=$((attempt + 1))
+  rm -rf "$proc"; mkdir -p "$proc"; rm -f "$output"
+  start=$(date +%s.%N)
+  status=0
+  (cd "$work" && "$siril" -s astro.ssf) > "$work/siril.log" 2>&1 || status=$?
+  end=$(date +%s.%N)
+  if [ "$status" = 0 ] && grep -q "Script execution finished successfully" "$work/siril.log" && [ -s "$output" ]; then break; fi
+  if [ "$attempt" -lt 3 ] && { [ "$status" -ge 128 ] || grep -q -E 'malloc|corrupted|double free' "$work/siril.log"; }; then
+    echo "siril_astro: siril-cli crashed (status $status, attempt $attempt of 3); running it again" >&2
+    continue
+  fi
+  echo "siril_astro: error: siril-cli failed (status $status, attempt $attempt); last lines of $work/siril.log:" >&2
   grep -v '^progress' "$work/siril.log" | tail -20 >&2
   trap - EXIT
   exit 1
-fi
+done
 reported=$(grep -o 'Total execution time: [0-9.]* [a-z]*' "$work/siril.log" | tail -1 | awk '{print ($5 == "ms" ? $4 / 1000 : ($5 == "min" ? $4 * 60 : $4))}')
 stacked=$(grep -o '[0-9]* images have been stacked' "$work/siril.log" | tail -1 | awk '{print $1}')
-printf '{"siril_s": %.3f, "siril_reported_s": %s, "lights": %d, "stacked": %s, "work": "%s"}\n' \
-  "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "${reported:-null}" "$lights" "${stacked:-null}" "$work"
+# The light stack's own time: the first "Execution time" after the last
+# "… stacking complete" (the lights are stacked last).
+stack_s=$(awk '/stacking complete/ { f = 1 } f && /Execution time:/ { t = ($5 == "ms." ? $4 / 1000 : ($5 == "min" ? $4 * 60 + $6 : $4)); f = 0 }
+  END { if (t != "") print t }' "$work/siril.log")
+printf '{"siril_s": %.3f, "siril_reported_s": %s, "stack_s": %s, "rejection": "%s %s %s", "attempts": %d, "lights": %d, "stacked": %s, "work": "%s"}\n' \
+  "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "${reported:-null}" "${stack_s:-null}" "$letter" "$low" "$high" \
+  "$attempt" "$lights" "${stacked:-null}" "$work"
