@@ -154,9 +154,12 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         do { _ = try FITSCodec.header(bytes, path: "fuzz") } catch is StackerError {} catch {
             preconditionFailure("FITS header threw a non-StackerError: \(error)")
         }
+    case .heif:
+        fuzzHEIFFrames(bytes)
     case nil:
         break
     }
+    if SERCodec.hasMagic(bytes) { fuzzSERFrames(bytes) }
 
     // 3. EXIF parser, in its JPEG framing and on the raw bytes as a TIFF block.
     let exif = EXIF.read(jpeg: bytes)
