@@ -91,9 +91,12 @@ struct Burst: Sendable {
         try SceneGenerator.write(config, to: dir, format: .png, quality: 100)
         for i in 0..<frames {
             let png = dir + "/" + Scene.frameFileName(i, format: .png)
-            let run = try ChildProcess.run([heifEnc, "-q", "\(Burst.quality)", "-p", "preset=\(Burst.heicPreset)",
-                                            "-p", "chroma=420", "-o", dir + "/" + Scene.frameFileName(i, format: .heif), png],
-                                           quietErrors: true, workDir: dir)
+            let argv = [heifEnc, "-q", "\(Burst.quality)", "-p", "preset=\(Burst.heicPreset)",
+                        "-p", "chroma=420", "-o", dir + "/" + Scene.frameFileName(i, format: .heif), png]
+            // Once more when killed from outside (a shared machine's
+            // clean-up took one with SIGTERM, exit 143, mid-burst).
+            var run = try ChildProcess.run(argv, quietErrors: true, workDir: dir)
+            if run.status > 128 { run = try ChildProcess.run(argv, quietErrors: true, workDir: dir) }
             guard run.status == 0 else { throw BenchError("heif-enc failed on \(png) (exit \(run.status))") }
             try FileManager.default.removeItem(atPath: png)
         }
