@@ -37,6 +37,7 @@ let fuzzBareJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
 @_cdecl("LLVMFuzzerTestOneInput")
 public func stackFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    if let only = fuzzOnlyFormat, !only(bytes) { return 0 }  // a heif or ser run (FuzzFrameSequences.swift)
     // Tagged inputs select the other modes (Fuzz/FuzzEXIF.swift,
     // Fuzz/FuzzRegistration.swift); every other input is a file to decode.
     if bytes.starts(with: fuzzEXIFTag) {

@@ -84,7 +84,8 @@ fuzz: fuzz-build
 	  echo "== fuzzing $$fmt for $(FUZZ_SECONDS) s (corpus $$corpus, log $$log)"; \
 	  maxlen=$(FUZZ_MAX_LEN); [ $$fmt = registration ] && maxlen=$(FUZZ_MAX_LEN_REGISTRATION); \
 	  dict=; [ -f Fuzz/$$fmt.dict ] && dict=-dict=Fuzz/$$fmt.dict; \
-	  ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_len=$$maxlen -max_total_time=$(FUZZ_SECONDS) \
+	  only=; case $$fmt in heif|ser) only=STACK_FUZZ_ONLY=$$fmt;; esac; \
+	  env $$only ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_len=$$maxlen -max_total_time=$(FUZZ_SECONDS) \
 	    $$dict -artifact_prefix=$(FUZZ_OUT)/$$fmt- $$corpus > $$log 2>&1; rc=$$?; \
 	  execs=$$(grep -h 'stat::number_of_executed_units' $$log | awk '{s+=$$2} END {print s+0}'); \
 	  cov=$$(grep -hE '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' $$log | tail -1 | sed -n 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*/cov \1, ft \2/p'); \
