@@ -37,6 +37,7 @@ let fuzzBareJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
 @_cdecl("LLVMFuzzerTestOneInput")
 public func stackFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    if let only = fuzzOnlyFormat, !only(bytes) { return 0 }  // a heif or ser run (FuzzFrameSequences.swift)
     // Tagged inputs select the other modes (Fuzz/FuzzEXIF.swift,
     // Fuzz/FuzzRegistration.swift); every other input is a file to decode.
     if bytes.starts(with: fuzzEXIFTag) {
@@ -154,9 +155,12 @@ func fuzzOneInput(_ bytes: [UInt8]) {
         do { _ = try FITSCodec.header(bytes, path: "fuzz") } catch is StackerError {} catch {
             preconditionFailure("FITS header threw a non-StackerError: \(error)")
         }
+    case .heif:
+        fuzzHEIFFrames(bytes)
     case nil:
         break
     }
+    if SERCodec.hasMagic(bytes) { fuzzSERFrames(bytes) }
 
     // 3. EXIF parser, in its JPEG framing and on the raw bytes as a TIFF block.
     let exif = EXIF.read(jpeg: bytes)

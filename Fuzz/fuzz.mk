@@ -1,6 +1,6 @@
 # Fuzzing and AddressSanitizer targets (included by the Makefile).
 #
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits exif registration"]
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_FORMATS="jpeg png tiff fits heif ser exif registration"]
 #       builds .build/fuzz/stack-fuzz (libFuzzer + ASan), fuzzes each target
 #       for FUZZ_SECONDS over a scratch copy of Fuzz/corpus/<target>, writes
 #       crash/timeout/leak inputs to fuzz-out/, exits 1 if anything was found.
@@ -20,7 +20,7 @@
 
 SWIFTC        ?= swiftc
 FUZZ_SECONDS  ?= 60
-FUZZ_FORMATS  ?= jpeg png tiff fits exif registration
+FUZZ_FORMATS  ?= jpeg png tiff fits heif ser exif registration
 FUZZ_MAX_LEN  ?= 65536
 # Registration inputs: tag + 8 header bytes + two 64×64 planes of samples.
 FUZZ_MAX_LEN_REGISTRATION ?= 8204
@@ -49,6 +49,8 @@ FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
 
 # ASan: fail on leaks in the replay too; keep reports symbolised.
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:symbolize=1:allocator_may_return_null=1
+# Leaks of other projects' libraries, reproduced without our code (see the file).
+export LSAN_OPTIONS ?= suppressions=$(CURDIR)/Fuzz/lsan.supp:print_suppressions=0
 
 .PHONY: fuzz fuzz-build fuzz-replay fuzz-clean test-asan
 
@@ -82,7 +84,8 @@ fuzz: fuzz-build
 	  echo "== fuzzing $$fmt for $(FUZZ_SECONDS) s (corpus $$corpus, log $$log)"; \
 	  maxlen=$(FUZZ_MAX_LEN); [ $$fmt = registration ] && maxlen=$(FUZZ_MAX_LEN_REGISTRATION); \
 	  dict=; [ -f Fuzz/$$fmt.dict ] && dict=-dict=Fuzz/$$fmt.dict; \
-	  ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_len=$$maxlen -max_total_time=$(FUZZ_SECONDS) \
+	  only=; case $$fmt in heif|ser) only=STACK_FUZZ_ONLY=$$fmt;; esac; \
+	  env $$only ./$(FUZZ_BIN) $(FUZZ_RUN_FLAGS) -max_len=$$maxlen -max_total_time=$(FUZZ_SECONDS) \
 	    $$dict -artifact_prefix=$(FUZZ_OUT)/$$fmt- $$corpus > $$log 2>&1; rc=$$?; \
 	  execs=$$(grep -h 'stat::number_of_executed_units' $$log | awk '{s+=$$2} END {print s+0}'); \
 	  cov=$$(grep -hE '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' $$log | tail -1 | sed -n 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*/cov \1, ft \2/p'); \

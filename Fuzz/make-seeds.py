@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerates the generated seeds of Fuzz/corpus/{jpeg,png,tiff,fits,exif,registration}/.
+"""Regenerates the generated seeds of Fuzz/corpus/{jpeg,png,tiff,fits,heif,ser,exif,registration}/.
 
 Run by hand, never by `make fuzz`:
     python3 Fuzz/make-seeds.py              # every format (JPEG and PNG need ImageMagick `convert`)
     python3 Fuzz/make-seeds.py tiff fits    # only those (plain python3)
+    python3 Fuzz/make-seeds.py heif ser     # heif needs ImageMagick and heif-enc
+                                            # (libheif-examples); ser plain python3
     python3 Fuzz/make-seeds.py exif registration   # the tagged modes (plain python3;
                                                    # exif reuses corpus/jpeg's EXIF seeds)
 Tiny valid files of every layout the decoders handle, plus slightly broken
@@ -16,6 +18,8 @@ JPEG = os.path.join(ROOT, "corpus", "jpeg")
 PNG = os.path.join(ROOT, "corpus", "png")
 TIFF = os.path.join(ROOT, "corpus", "tiff")
 FITS = os.path.join(ROOT, "corpus", "fits")
+HEIF = os.path.join(ROOT, "corpus", "heif")
+SER = os.path.join(ROOT, "corpus", "ser")
 EXIF = os.path.join(ROOT, "corpus", "exif")
 REGISTRATION = os.path.join(ROOT, "corpus", "registration")
 
@@ -322,6 +326,114 @@ def fits_seeds():
     write(FITS, "unpadded-4x4.fits", fits_file(8, [4, 4], bytes(16), pad=False))
 
 
+# ---------------------------------------------------------------- HEIF
+def gradient_png(w, h, seed=0, depth=8, gray=False):
+    """A PNG of a smooth colour gradient (plain python, `png` above)."""
+    channels = 1 if gray else 3
+    scale = 255 if depth == 8 else 65535
+    rows = b""
+    for y in range(h):
+        values = []
+        for x in range(w):
+            rgb = ((x * scale) // max(1, w - 1), (y * scale) // max(1, h - 1), ((x + y + seed * 5) % (w + h) * scale) // (w + h))
+            values += rgb[:channels]
+        rows += b"\0" + (bytes(values) if depth == 8 else struct.pack(">" + "H" * len(values), *values))
+    return png(w, h, depth, 0 if gray else 2, rows=rows)
+
+
+def heif_enc(images, args=(), ext="heic"):
+    """heif-enc (Debian libheif-examples) of the PNG files `images`, all into
+    one file (a burst when there are several)."""
+    with tempfile.TemporaryDirectory() as d:
+        inputs = []
+        for i, data in enumerate(images):
+            path = os.path.join(d, f"in{i}.png")
+            open(path, "wb").write(data)
+            inputs.append(path)
+        out = os.path.join(d, "out." + ext)
+        subprocess.run(["heif-enc", *args, "-o", out, *inputs], check=True, stdout=subprocess.DEVNULL)
+        return open(out, "rb").read()
+
+
+def heif_seeds():
+    grad = gradient_png
+    write(HEIF, "heic-8bit-16x16.heic", heif_enc([grad(16, 16)], ["-q", "50"]))
+    write(HEIF, "heic-8bit-odd-17x11.heic", heif_enc([grad(17, 11, 1)], ["-q", "50"]))
+    write(HEIF, "heic-444-16x8.heic", heif_enc([grad(16, 8)], ["-q", "90", "-p", "chroma=444"]))
+    write(HEIF, "heic-lossless-8x8.heic", heif_enc([grad(8, 8)], ["-L", "-p", "chroma=444"]))
+    write(HEIF, "heic-10bit-16x16.heic", heif_enc([grad(16, 16, depth=16)], ["-q", "50", "-b", "10"]))
+    write(HEIF, "heic-gray-16x16.heic", heif_enc([grad(16, 16, gray=True)], ["-q", "50"]))
+    write(HEIF, "heic-thumbnail-32x32.heic", heif_enc([grad(32, 32)], ["-q", "40", "-t", "8"]))
+    burst = heif_enc([grad(16, 16, seed) for seed in range(3)], ["-q", "40"])
+    write(HEIF, "heic-burst-3x16x16.heic", burst)
+    write(HEIF, "heic-mixed-sizes-16x16-8x8.heic", heif_enc([grad(16, 16), grad(8, 8)], ["-q", "40"]))
+    write(HEIF, "avif-8bit-16x16.avif", heif_enc([grad(16, 16)], ["-q", "50"], ext="avif"))
+    # Broken.
+    good = open(os.path.join(HEIF, "heic-8bit-16x16.heic"), "rb").read()
+    write(HEIF, "heic-truncated-half.heic", good[: len(good) // 2])
+    write(HEIF, "heic-truncated-ftyp-only.heic", good[:32])
+    write(HEIF, "burst-truncated-last-frame.heic", burst[: len(burst) - 40])
+    flipped = bytearray(good)
+    for i in range(40, len(flipped), 37):
+        flipped[i] ^= 0x10
+    write(HEIF, "heic-flipped-bits.heic", bytes(flipped))
+    # heif-enc stores even a small image as a grid of one 64 × 64 tile: the
+    # grid's ispe (the last) claiming 5000² is over the fuzz pixel limit and
+    # refused by our check; the tile's (the first) claiming 60000² passes
+    # libheif's own 32768 per side.
+    def with_ispe(at, side):
+        return good[: at + 8] + struct.pack(">II", side, side) + good[at + 16:]
+    write(HEIF, "heic-grid-ispe-5000x5000.heic", with_ispe(good.rfind(b"ispe"), 5000))
+    write(HEIF, "heic-tile-ispe-60000x60000.heic", with_ispe(good.find(b"ispe"), 60000))
+
+
+# ---------------------------------------------------------------- SER
+def ser_file(w, h, frames, colour=0, depth=8, little=0, data=None, count=None, trailer=False):
+    """A SER video: 178-byte LUCAM-RECORDER header, frames, optional
+    timestamps. `little` is the header's LittleEndian field as writers use it
+    (0: little-endian samples)."""
+    channels = 3 if colour in (100, 101) else 1
+    size = 2 if depth > 8 else 1
+    if data is None:
+        n = w * h * channels * frames
+        if size == 1:
+            data = bytes((i * 7 + i // w) & 0xFF for i in range(n))
+        else:
+            data = struct.pack(("<" if little == 0 else ">") + "H" * n, *[(i * 2731) & 0xFFFF for i in range(n)])
+    head = b"LUCAM-RECORDER" + struct.pack("<iiiiiii", 0, colour, little, w, h, depth, frames if count is None else count)
+    head += b"observer".ljust(40, b"\0") + b"camera".ljust(40, b"\0") + b"telescope".ljust(40, b"\0")
+    head += struct.pack("<qq", 638400000000000000, 638400000000000000)
+    assert len(head) == 178
+    tail = b"".join(struct.pack("<q", 638400000000000000 + i) for i in range(frames)) if trailer else b""
+    return head + data + tail
+
+
+def ser_seeds():
+    write(SER, "mono8-8x6x4.ser", ser_file(8, 6, 4))
+    write(SER, "mono16-le-8x6x3.ser", ser_file(8, 6, 3, depth=16))
+    write(SER, "mono12-be-8x6x2.ser", ser_file(8, 6, 2, depth=12, little=1))
+    write(SER, "rggb8-8x6x3-trailer.ser", ser_file(8, 6, 3, colour=8, trailer=True))
+    write(SER, "bggr16-8x6x2.ser", ser_file(8, 6, 2, colour=11, depth=16))
+    write(SER, "rgb8-6x4x2.ser", ser_file(6, 4, 2, colour=100))
+    write(SER, "bgr16-6x4x2.ser", ser_file(6, 4, 2, colour=101, depth=16))
+    write(SER, "mono8-1x1x200.ser", ser_file(1, 1, 200))
+    # Broken.
+    good = ser_file(8, 6, 4)
+    write(SER, "truncated-header.ser", good[:100])
+    write(SER, "truncated-data.ser", good[: 178 + 8 * 6 * 3 + 5])
+    write(SER, "count-0.ser", ser_file(8, 6, 1, count=0))
+    write(SER, "count-huge.ser", ser_file(8, 6, 1, count=0x7FFFFFFF))
+    write(SER, "count-negative.ser", ser_file(8, 6, 1, count=-1))
+    write(SER, "colour-cmy-16.ser", ser_file(8, 6, 1, colour=16))
+    write(SER, "depth-0.ser", ser_file(8, 6, 1, depth=0, data=bytes(48)))
+    write(SER, "depth-17.ser", ser_file(8, 6, 1, depth=17, data=bytes(96)))
+    write(SER, "width-0.ser", ser_file(0, 6, 1, data=b""))
+    write(SER, "width-negative.ser", ser_file(-8, 6, 1, data=bytes(48)))
+    # width × height × 3 × 2 past Int64 (both sides at Int32.max).
+    write(SER, "rgb16-size-overflow.ser", ser_file(0x7FFFFFFF, 0x7FFFFFFF, 1, colour=100, depth=16, data=bytes(64)))
+    write(SER, "bomb-40000x40000.ser", ser_file(40000, 40000, 1, data=bytes(64)))
+
+
 # ---------------------------------------------------------------- EXIF mode
 def exif_seeds():
     """`SEXF` + a bare TIFF block or a JPEG (see Fuzz/FuzzEXIF.swift)."""
@@ -401,7 +513,7 @@ def registration_seeds():
 
 
 SEEDS = {"jpeg": jpeg_seeds, "png": png_seeds, "tiff": tiff_seeds, "fits": fits_seeds,
-         "exif": exif_seeds, "registration": registration_seeds}
+         "heif": heif_seeds, "ser": ser_seeds, "exif": exif_seeds, "registration": registration_seeds}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(SEEDS):

@@ -11,7 +11,9 @@ struct Burst: Sendable {
     var width: Int
     var height: Int
     var frames: Int
-    /// JPEG quality used to write the frames. 89, because the library's
+    /// The frames' file format: JPEG, or HEIC (`.heif`: see `encodeHEIC`).
+    var format: ImageFormat = .jpeg
+    /// JPEG (and HEIC) quality used to write the frames. 89, because the library's
     /// encoder picks 4:4:4 chroma at quality ≥ 90 and 4:2:0 below, and
     /// `EncodeOptions` has no subsampling option; q89 4:2:0 stands in for a
     /// camera's q95 4:2:0.
@@ -21,7 +23,11 @@ struct Burst: Sendable {
     var megapixels: Double { Double(width * height) / 1e6 }
 
     /// The SceneGen config: the street preset at this size and count.
-    var config: SceneConfig {
+    var config: SceneConfig { Burst.street(width: width, height: height, frames: frames) }
+
+    /// SceneGen's street preset at a size and frame count, seed 1: every
+    /// burst and video of the bench is one of these.
+    static func street(width: Int, height: Int, frames: Int) -> SceneConfig {
         var c = SceneConfig.street
         c.preset = "street"
         c.width = width
@@ -35,7 +41,8 @@ struct Burst: Sendable {
     var fingerprint: String {
         let c = config
         return "v1 street \(c.width)x\(c.height) n\(c.frameCount) seed\(c.seed) shift\(c.maxShift) noise\(c.noiseSigma) "
-            + "objects\(c.objectCount) coverage\(c.objectCoverage) jpeg q\(Burst.quality)"
+            + "objects\(c.objectCount) coverage\(c.objectCoverage) "
+            + (format == .jpeg ? "jpeg q\(Burst.quality)" : "heic q\(Burst.quality) x265 \(Burst.heicPreset)")
     }
 
     /// The burst folder.
@@ -43,7 +50,7 @@ struct Burst: Sendable {
 
     /// Paths of the first `count` frames (all when nil).
     func paths(in work: String, count: Int? = nil) -> [String] {
-        (0..<min(count ?? frames, frames)).map { folder(in: work) + "/" + Scene.frameFileName($0, format: .jpeg) }
+        (0..<min(count ?? frames, frames)).map { folder(in: work) + "/" + Scene.frameFileName($0, format: format) }
     }
 
     /// True shifts from `truth.json`, frame 0 first.
@@ -58,8 +65,40 @@ struct Burst: Sendable {
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
         try ensureGenerated(dir, fingerprint: fingerprint, required: paths(in: work), log: log,
-                            announce: "\(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), JPEG q\(Burst.quality)") {
-            try SceneGenerator.write(config, to: dir, format: .jpeg, quality: Burst.quality)
+                            announce: "\(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), \(format == .jpeg ? "JPEG" : "HEIC") q\(Burst.quality)") {
+            if format == .heif {
+                try encodeHEIC(in: work)
+            } else {
+                try SceneGenerator.write(config, to: dir, format: format, quality: Burst.quality)
+            }
+        }
+    }
+
+    /// x265's preset for the HEIC frames. The library's writer uses
+    /// "medium", which took ~1.5 min per 12 MP frame on the loaded 2-core
+    /// bench machine; "ultrafast" (no SAO, simpler mode decisions: a
+    /// slightly cheaper stream to decode) makes the 20 frames in minutes.
+    static let heicPreset = "ultrafast"
+
+    /// The HEIC frames: SceneGen writes 8-bit PNG frames, `heif-enc`
+    /// (Debian libheif-examples: libheif's x265 at `quality`, 4:2:0 as
+    /// phones write) turns each into `frame_NNN.heif`, and the PNG is removed.
+    func encodeHEIC(in work: String) throws {
+        let dir = folder(in: work)
+        guard let heifEnc = ChildProcess.which("heif-enc") else {
+            throw BenchError("the heic case needs heif-enc: apt-get install libheif-examples")
+        }
+        try SceneGenerator.write(config, to: dir, format: .png, quality: 100)
+        for i in 0..<frames {
+            let png = dir + "/" + Scene.frameFileName(i, format: .png)
+            let argv = [heifEnc, "-q", "\(Burst.quality)", "-p", "preset=\(Burst.heicPreset)",
+                        "-p", "chroma=420", "-o", dir + "/" + Scene.frameFileName(i, format: .heif), png]
+            // Once more when killed from outside (a shared machine's
+            // clean-up took one with SIGTERM, exit 143, mid-burst).
+            var run = try ChildProcess.run(argv, quietErrors: true, workDir: dir)
+            if run.status > 128 { run = try ChildProcess.run(argv, quietErrors: true, workDir: dir) }
+            guard run.status == 0 else { throw BenchError("heif-enc failed on \(png) (exit \(run.status))") }
+            try FileManager.default.removeItem(atPath: png)
         }
     }
 
@@ -71,6 +110,8 @@ struct Burst: Sendable {
     static let mp4 = Burst(name: "street-4mp-50", width: 2304, height: 1728, frames: 50)
     /// 10 × 1 MP (size scaling, registration).
     static let mp1 = Burst(name: "street-1mp-10", width: 1152, height: 864, frames: 10)
+    /// 20 × 12 MP HEIC (the `heic` case against the HEIC decode floor).
+    static let heic12 = Burst(name: "street-12mp-20-heic", width: 4000, height: 3000, frames: 20, format: .heif)
     /// 10 × 24 MP (size scaling).
     static let mp24 = Burst(name: "street-24mp-10", width: 5664, height: 4248, frames: 10)
 }

@@ -12,26 +12,35 @@ import Synchronization
 /// the same `TJFLAG_ACCURATEDCT` the library uses), loaded with `dlopen` so the
 /// harness needs no C module of its own; `float` calls `ImageFile.read`, which
 /// adds the conversion to planar Float32 (what the pipeline really pays).
-/// Both read the file bytes inside the timed region.
+/// Both read the file bytes inside the timed region. `frames` decodes every
+/// frame of each file instead (`ImageFile.readFrame`: a SER video's frames,
+/// one `pread` and the conversion each; a HEIF burst's images), counted
+/// before the timed region.
 enum DecodeFloor {
-    /// Decodes every path once and returns the wall seconds.
-    static func run(paths: [String], threads: Int, raw: Bool) throws -> Double {
+    /// Decodes every path (or every frame of every path) once and returns
+    /// the wall seconds.
+    static func run(paths: [String], threads: Int, raw: Bool, frames: Bool = false) throws -> Double {
         let decoder = raw ? try RawTurboJPEG() : nil
+        let work: [(path: String, frame: Int?)] = frames
+            ? try paths.flatMap { p in (0..<(try ImageFile.frameCount(p))).map { (p, Optional($0)) } }
+            : paths.map { ($0, nil) }
         let failures = Mutex<[String]>([])
         let next = Atomic<Int>(0)
         let start = now()
         DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
             while true {
                 let i = next.add(1, ordering: .relaxed).oldValue
-                guard i < paths.count else { break }
+                guard i < work.count else { break }
                 do {
-                    if let decoder {
-                        try decoder.decode(path: paths[i])
+                    if let frame = work[i].frame {
+                        _ = try ImageFile.readFrame(frame, of: work[i].path)
+                    } else if let decoder {
+                        try decoder.decode(path: work[i].path)
                     } else {
-                        _ = try ImageFile.read(paths[i])
+                        _ = try ImageFile.read(work[i].path)
                     }
                 } catch {
-                    failures.withLock { $0.append("\(paths[i]): \(error)") }
+                    failures.withLock { $0.append("\(work[i].path): \(error)") }
                 }
             }
         }

@@ -13,7 +13,7 @@ and writes the same as JSON (every sample, the machine, the commit) to one file,
 replacing it.
 
 USAGE: stack-bench [options]
-       stack-bench decode-floor [--raw|--float] [--threads N] FRAME...
+       stack-bench decode-floor [--raw|--float] [--frames] [--threads N] FILE...
 
 OPTIONS:
   --quick            short run: 20 × 12 MP average/median/sigma-clip, decode floor,
@@ -25,6 +25,9 @@ OPTIONS:
                      (robust-scaling only when named: 20/100/200 × 12 MP median,
                      sigma-clip and mode, with and without --memory-limit 1G;
                      about an hour on 2 cores, most of it the mode)
+                     heic: 20 × 12 MP HEIC median against the HEIC decode floor;
+                     ser: 200 × 1280×960 16-bit SER median and average against
+                     the SER read floor, and 200 / 2,000 × 320×240 8-bit frames
   --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
@@ -41,15 +44,19 @@ OPTIONS:
 The bursts (SceneGen street, JPEG q89 4:2:0) are generated once and cached by a
 config fingerprint: 40 × 12 MP, 50 × 4 MP, 10 × 1 MP, 10 × 24 MP (~0.7 GB), plus
 6 × 2 MP and 6 × 12 MP PNG homography bursts (known perspective jitter, ~0.2 GB),
-200 × 12 MP (~0.45 GB) for robust-scaling, and for `astro` a StarField session (16-bit PNG: 50 lights + 30 calibration frames
+200 × 12 MP (~0.45 GB) for robust-scaling, and for `astro` a StarField session (16-bit FITS: 50 lights + 30 calibration frames
 at 24 MP, ~3 GB; not in --quick), for `astro-rejection` a small one (16-bit PNG: 20 lights +
-30 calibration frames at 1600 × 1200, ~0.1 GB; not in --quick).
+30 calibration frames at 1600 × 1200, ~0.1 GB; not in --quick);
+for `heic` the same street scene as 20 × 12 MP
+HEIC q89 4:2:0 (PNG frames through heif-enc, x265 preset ultrafast; ~0.2 GB); for
+`ser` SER videos of its luma (mono, little-endian, timestamps): 200 × 1280×960
+16-bit (~0.5 GB), 200 and 2,000 × 320×240 8-bit (~0.17 GB).
 """
 
 /// Parsed command line.
 struct Settings: Sendable {
     static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
-                           "pixels", "astro", "astro-rejection", "robust-scaling"]
+                           "pixels", "astro", "astro-rejection", "heic", "ser", "robust-scaling"]
     /// What runs without --cases: all but the hour-long robust-scaling.
     static let defaultCases = allCases.filter { $0 != "robust-scaling" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
@@ -164,13 +171,15 @@ BLASThreads.configure()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "decode-floor" {
-    // stack-bench decode-floor [--raw|--float] [--threads N] FRAME...: prints the decode loop's seconds.
-    var raw = true, threads = StackOptions.defaultThreadCount, paths: [String] = []
+    // stack-bench decode-floor [--raw|--float] [--frames] [--threads N] FILE...: prints the decode loop's seconds.
+    // --frames: every frame of each file (ImageFile.readFrame), for SER videos and HEIF bursts.
+    var raw = true, frames = false, threads = StackOptions.defaultThreadCount, paths: [String] = []
     var it = arguments.dropFirst().makeIterator()
     while let a = it.next() {
         switch a {
         case "--raw": raw = true
         case "--float": raw = false
+        case "--frames": frames = true
         case "--threads":
             guard let v = it.next(), let n = Int(v), n >= 1 else { fail("--threads needs a whole number ≥ 1", code: 2) }
             threads = n
@@ -179,7 +188,7 @@ if arguments.first == "decode-floor" {
     }
     guard !paths.isEmpty else { fail("decode-floor needs frames", code: 2) }
     do {
-        print(String(format: "%.6f", try DecodeFloor.run(paths: paths, threads: threads, raw: raw)))
+        print(String(format: "%.6f", try DecodeFloor.run(paths: paths, threads: threads, raw: raw, frames: frames)))
         exit(0)
     } catch { fail("\(error)", code: 1) }
 }

@@ -4,7 +4,7 @@ import Registration
 @testable import Stacker
 import TestSupport
 
-/// Replays the fuzzing corpus (`Fuzz/corpus/{jpeg,png,tiff,fits,exif,registration}/`) and every
+/// Replays the fuzzing corpus (`Fuzz/corpus/{jpeg,png,tiff,fits,heif,ser,exif,registration}/`) and every
 /// input the fuzzer ever found a problem with (`Fuzz/regressions/`) through
 /// the decoders. See docs/fuzzing.md.
 @Suite("Fuzz regressions")
@@ -58,6 +58,8 @@ struct FuzzRegressionTests {
         #expect(pngs.count >= 10)
         #expect(Self.corpus.filter { $0.path.contains("/corpus/tiff/") }.count >= 10)
         #expect(Self.corpus.filter { $0.path.contains("/corpus/fits/") }.count >= 10)
+        #expect(Self.corpus.filter { $0.path.contains("/corpus/heif/") }.count >= 10)
+        #expect(Self.corpus.filter { $0.path.contains("/corpus/ser/") }.count >= 10)
         // The EXIF and registration modes of the harness (tagged inputs;
         // they decode to a refusal here, the harness replays them properly).
         #expect(Self.corpus.filter { $0.path.contains("/corpus/exif/") }.count >= 10)
@@ -137,6 +139,27 @@ struct FuzzRegressionTests {
         "fits/naxis0.fits": .refused("the FITS file has no image: its primary HDU is empty (NAXIS = 0) and no extension follows"),
         "fits/naxis3-5.fits": .decoded(width: 4, height: 4, channels: 1, bitDepth: 16, orientation: 1),  // frame 0 of a cube
         "fits/bomb-100000.fits": .refused("the image is 100000×100000 pixels, more than the limit of 4.194304 megapixels"),
+        // HEIF: the primary image (a burst's first), RGB; 10-bit as 16.
+        "heif/heic-8bit-16x16.heic": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "heif/heic-8bit-odd-17x11.heic": .decoded(width: 17, height: 11, channels: 3, bitDepth: 8, orientation: 1),
+        "heif/heic-10bit-16x16.heic": .decoded(width: 16, height: 16, channels: 3, bitDepth: 16, orientation: 1),
+        "heif/heic-burst-3x16x16.heic": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "heif/avif-8bit-16x16.avif": .decoded(width: 16, height: 16, channels: 3, bitDepth: 8, orientation: 1),
+        "heif/heic-grid-ispe-5000x5000.heic": .refused("the image is 5000×5000 pixels, more than the limit of 4.194304 megapixels"),
+        "heif/heic-tile-ispe-60000x60000.heic": .refused("HEIF image too large or damaged (Memory allocation error: Security limit exceeded: Image size 60000x60000 exceeds the maximum image size 32768x32768)"),
+        // SER: frame 0; 12-bit words as 16.
+        "ser/mono8-8x6x4.ser": .decoded(width: 8, height: 6, channels: 1, bitDepth: 8, orientation: 1),
+        "ser/mono12-be-8x6x2.ser": .decoded(width: 8, height: 6, channels: 1, bitDepth: 16, orientation: 1),
+        "ser/rggb8-8x6x3-trailer.ser": .decoded(width: 8, height: 6, channels: 1, bitDepth: 8, orientation: 1),
+        "ser/bgr16-6x4x2.ser": .decoded(width: 6, height: 4, channels: 3, bitDepth: 16, orientation: 1),
+        "ser/truncated-header.ser": .refused("truncated SER header"),
+        "ser/count-0.ser": .refused("the SER file holds no frames (FrameCount 0)"),
+        "ser/colour-cmy-16.ser": .refused("SER colour ID 16 is not supported (mono, Bayer RGGB/GRBG/GBRG/BGGR, RGB or BGR)"),
+        "ser/depth-17.ser": .refused("SER pixel depth 17 is not supported (need 1…16 bits)"),
+        "ser/truncated-data.ser": .refused("truncated SER data: the header says 4 frames of 8×6, the file holds 3 whole frame(s)"),
+        // Int32.max² × 3 channels × 2 bytes passes Int.max: refused, not a trap.
+        "ser/rgb16-size-overflow.ser": .refused("truncated SER data: the header says 1 frames of 2147483647×2147483647, the file holds 0 whole frame(s)"),
+        "ser/bomb-40000x40000.ser": .refused("truncated SER data: the header says 1 frames of 40000×40000, the file holds 0 whole frame(s)"),
     ]
 
     @Test("named seeds decode to their stated size, or are refused for their stated reason",

@@ -81,9 +81,14 @@ enum SERCodec {
         guard count > 0 else { throw StackerError.unreadable(path: path, reason: "the SER file holds no frames (FrameCount \(count))") }
         let header = Header(width: width, height: height, channels: channels, bytesPerSample: depth > 8 ? 2 : 1,
                             bigEndian: int32(22) != 0, frameCount: count, cfa: cfa, bgr: colour == 101)
-        let (data, overflow) = header.frameBytes.multipliedReportingOverflow(by: count)
-        guard !overflow, data <= fileSize - headerSize else {
-            throw StackerError.unreadable(path: path, reason: "truncated SER data: the header says \(count) frames of \(width)×\(height), the file holds \((fileSize - headerSize) / max(1, header.frameBytes)) whole frame(s)")
+        // width · height < 2^62, but · 6 bytes may pass Int.max (a 242-byte
+        // file with an Int32.max² RGB16 header trapped here), so every
+        // product is checked before `frameBytes` is used.
+        let (frameBytes, frameOverflow) = (width * height).multipliedReportingOverflow(by: channels * header.bytesPerSample)
+        let (data, overflow) = frameBytes.multipliedReportingOverflow(by: count)
+        guard !frameOverflow, !overflow, data <= fileSize - headerSize else {
+            let whole = frameOverflow ? 0 : (fileSize - headerSize) / frameBytes
+            throw StackerError.unreadable(path: path, reason: "truncated SER data: the header says \(count) frames of \(width)×\(height), the file holds \(whole) whole frame(s)")
         }
         return header
     }
