@@ -12,7 +12,9 @@ same as sweep.py's and with its fetchers):
   `fuzzing/corpus/` (crafted and damaged files);
 - `pillow-heif`: the PyPI sdist `pillow-heif==1.9.0`, `tests/images/` (8/10/12-bit,
   monochrome, alpha, a 90° rotated Sony HIF, a Nokia burst, iPhone-style
-  files with thumbnails and EXIF, a 200 MP file, truncated and corrupted files).
+  files with thumbnails and EXIF, a 200 MP file, truncated and corrupted files);
+- `exiv2`: `apt-get source --download-only exiv2/bookworm`, `test/data/`
+  (iPhone HEICs, Canon and Sony HIF, AVIF with EXIF and XMP, a crafted PoC).
 
 For each file:
 - the reference is `heif-convert FILE ref.png` (the primary image, with its
@@ -59,6 +61,7 @@ MAX_PIXELS = "120M"
 SOURCES = {
     "libheif": {"deb": "libheif/bookworm", "dirs": ["examples", "fuzzing/corpus"]},
     "pillow-heif": {"pypi": "pillow-heif", "version": "1.9.0", "dirs": ["tests/images"]},
+    "exiv2": {"deb": "exiv2/bookworm", "dirs": ["test/data"]},
 }
 
 

@@ -81,7 +81,7 @@ public struct DecodedImage: Sendable {
     /// FITS header keywords worth carrying to the output (EXPTIME, DATE-OBS,
     /// OBJECT, …; see `FITSKeyword`); empty for other formats.
     public var keywords: [FITSKeyword]
-    /// For a one-channel CFA mosaic whose file says so (FITS `BAYERPAT`),
+    /// For a one-channel CFA mosaic whose file says so (FITS `BAYERPAT`, a camera raw),
     /// its pattern at the upright image's top-left pixel; else nil. The
     /// image itself stays the mosaic: the pipeline debayers it after
     /// calibration.
