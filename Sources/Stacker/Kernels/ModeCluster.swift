@@ -73,10 +73,9 @@ public enum ModeCluster {
         let capacity: Int
         /// Most channels.
         let channels: Int
-        /// 64-bit words per neighbour mask (⌈capacity / 64⌉).
-        let words: Int
         let counts: UnsafeMutablePointer<Int32>
-        /// Neighbour masks, `words` per sample (sample i's at `i · words`).
+        /// Neighbour masks: for a pixel of k samples, ⌈k/64⌉ words per
+        /// sample (sample i's at `i · ⌈k/64⌉`); room for `capacity` samples.
         let masks: UnsafeMutablePointer<UInt64>
         let floats: UnsafeMutablePointer<Float>
         let medians: UnsafeMutablePointer<Float>
@@ -88,9 +87,8 @@ public enum ModeCluster {
         init(capacity: Int, channels: Int) {
             self.capacity = max(capacity, 1)
             self.channels = max(channels, 1)
-            words = (self.capacity + 63) / 64
             counts = .allocate(capacity: self.capacity)
-            masks = .allocate(capacity: self.capacity * words)
+            masks = .allocate(capacity: self.capacity * ((self.capacity + 63) / 64))
             floats = .allocate(capacity: self.capacity)
             medians = .allocate(capacity: self.channels)
             means = .allocate(capacity: self.channels)
