@@ -1,4 +1,4 @@
-public import Registration
+import Registration
 
 /// Converting RGB pixels from one ICC profile into another with Little
 /// CMS: relative colorimetric intent (the white point of the source maps

@@ -1,4 +1,4 @@
-public import Registration
+import Registration
 
 /// How an output's sample values relate to light. Camera raws are stacked
 /// in linear light (values proportional to the light the sensor caught);
