@@ -22,7 +22,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test library-client release-check bench real-files real-files-heif clean
+.PHONY: all deps build release demo test stress library-client release-check bench real-files real-files-heif clean
 
 all: build
 
@@ -75,6 +75,14 @@ test: deps
 	$(MAKE) --no-print-directory library-client
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory release-check
+
+## stress: the failing-run stress suite at the round count that caught the
+## pipeline teardown race (200 runs per case; make test runs 24). CI runs it
+## after make test; several minutes.
+STRESS_ROUNDS ?= 200
+stress: deps
+	$(SWIFT) build --build-tests
+	STACK_STRESS_ROUNDS=$(STRESS_ROUNDS) $(SWIFT) test --skip-build --filter FailingRunStressTests
 
 ## library-client: the README's client package (Examples/LibraryClient),
 ## checked to be the code the README shows, built against this package by
