@@ -233,4 +233,27 @@ struct RejectionAlgorithmTests {
         // α = 0.05 is the chance of any false outlier in a clean sample.
         #expect(falseAlarms < 50, "\(falseAlarms) of 500 clean pixels had an outlier")
     }
+
+    @Test("GESD's critical-value table gives the values it would compute, and the same rejections, at 5 to 300 samples")
+    func gesdTable() {
+        let table = GESDClip.CriticalValues(significance: 0.05, maxCount: 300)
+        for k in [3, 4, 7, 40, 299, 300] {
+            #expect(table.values[k] == GESDClip.criticalValue(count: k, significance: 0.05))
+        }
+        let algorithm = RejectionAlgorithm.named(.gesd)
+        for frames in [5, 40, 300] {
+            let stack = PlantedStack(pixels: 60, frames: frames, noise: 0.02, seed: 45)
+            for xs in stack.samples {
+                var v1 = xs, w1 = [Float](repeating: 1, count: xs.count)
+                var v2 = xs, w2 = w1
+                let a = v1.withUnsafeMutableBufferPointer { vb in
+                    w1.withUnsafeMutableBufferPointer { wb in algorithm.reject(values: vb, weights: wb) }
+                }
+                let b = v2.withUnsafeMutableBufferPointer { vb in
+                    w2.withUnsafeMutableBufferPointer { wb in algorithm.reject(values: vb, weights: wb, gesdTable: table) }
+                }
+                #expect(a.value == b.value && a.rejectedLow == b.rejectedLow && a.rejectedHigh == b.rejectedHigh)
+            }
+        }
+    }
 }

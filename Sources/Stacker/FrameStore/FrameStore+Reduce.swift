@@ -164,6 +164,9 @@ final class StripScratch {
     /// A row of coverage counts, written and dropped when the caller wants none.
     let countRow: UnsafeMutablePointer<Float>
     let mode: ModeCluster.Scratch
+    /// GESD's critical values for up to `frames` samples, built by the
+    /// first pixel that needs them.
+    var gesdTable: GESDClip.CriticalValues?
     /// Where `warm` leaves its result.
     var sink: UInt64 = 0
 
@@ -424,6 +427,9 @@ struct StripJob: @unchecked Sendable {
         let runs = store.spans + y * n
         let scale = T.scale
         let countOut = countRow(y, s)
+        if case .rejection(.gesd(_, let alpha)) = kernel, s.gesdTable == nil {
+            s.gesdTable = GESDClip.CriticalValues(significance: Double(alpha), maxCount: n)
+        }
         for x in 0..<wd {
             let x32 = Int32(x)
             let pixel = y * wd + x
@@ -459,7 +465,7 @@ struct StripJob: @unchecked Sendable {
                         value = r.value
                         low += r.rejectedLow; high += r.rejectedHigh
                     case .rejection(let algorithm):
-                        let r = algorithm.reject(values: values, weights: weights)
+                        let r = algorithm.reject(values: values, weights: weights, gesdTable: s.gesdTable)
                         value = r.value
                         low += r.rejectedLow; high += r.rejectedHigh
                     case .mean:

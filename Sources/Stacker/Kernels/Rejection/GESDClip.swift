@@ -6,23 +6,32 @@
 /// outliers are the samples removed in the first j steps, j the last step
 /// with R_j > λ_j. It assumes the good samples are about normal, and suits
 /// many frames (50 and more). Cost: the extremes of sorted samples are at
-/// their ends and the sums are updated as they go, O(n + r) per pixel.
-enum GESDClip {
+/// their ends and the sums are updated as they go, O(n + r) per pixel; the
+/// critical values depend only on k and α, so a reduction looks them up in
+/// a `CriticalValues` table built once instead of solving for t per pixel.
+package enum GESDClip {
     /// Siril's defaults: at most 30 % outliers, significance 0.05.
     static let defaultOutlierFraction: Float = 0.3
     static let defaultSignificance: Float = 0.05
 
-    static func apply(to s: inout SortedSamples, outlierFraction: Float, significance: Float) {
+    /// Rejects in place. `table`, when it was built for `significance` and
+    /// covers `s.count`, supplies the critical values (the same numbers
+    /// `criticalValue` returns); otherwise they are computed.
+    static func apply(to s: inout SortedSamples, outlierFraction: Float, significance: Float,
+                      table: CriticalValues? = nil) {
         let n = s.count
         let steps = min(Int(Double(outlierFraction) * Double(n)), n - 3)
         guard steps > 0 else { return }
         // Pass 1 finds how many steps test as outliers; pass 2 takes them.
+        let alpha = Double(significance)
+        let lookup = table.flatMap { $0.significance == alpha && $0.maxCount >= n ? $0 : nil }
         var walk = Walk(s)
         var outliers = 0
         for step in 1...steps {
             let k = walk.hi - walk.lo
             guard let r = walk.extreme(s)?.r else { break }
-            if r > criticalValue(count: k, significance: Double(significance)) { outliers = step }
+            let lambda = lookup?.values[k] ?? criticalValue(count: k, significance: alpha)
+            if r > lambda { outliers = step }
             walk.removeExtreme(s)
         }
         guard outliers > 0 else { return }
@@ -36,6 +45,21 @@ enum GESDClip {
         let kd = Double(k)
         let t = StudentT.quantile(1 - alpha / (2 * kd), degreesOfFreedom: k - 2)
         return (kd - 1) * t / ((kd - 2 + t * t) * kd).squareRoot()
+    }
+
+    /// λ_k for k = 0…`maxCount` at one significance (entries below 3 are
+    /// unused: the test needs 3 samples).
+    package struct CriticalValues: Sendable {
+        let significance: Double
+        let values: [Double]
+        var maxCount: Int { values.count - 1 }
+
+        package init(significance: Double, maxCount: Int) {
+            self.significance = significance
+            values = (0...max(maxCount, 2)).map { k in
+                k < 3 ? .infinity : GESDClip.criticalValue(count: k, significance: significance)
+            }
+        }
     }
 
     /// The samples left, `lo..<hi` of the sorted ones, with their sums.

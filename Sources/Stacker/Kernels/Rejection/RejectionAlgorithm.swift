@@ -110,8 +110,11 @@ public enum RejectionAlgorithm: Sendable, Equatable {
 
     /// Rejects in place: sorts `values` ascending (and `weights` with them;
     /// the buffers must have the same count), then rejects. No allocation.
+    /// `gesdTable` (see `GESDClip.CriticalValues`) lets GESD look its
+    /// critical values up; the result is the same without it.
     package func reject(values: UnsafeMutableBufferPointer<Float>,
-                        weights: UnsafeMutableBufferPointer<Float>) -> RejectionResult {
+                        weights: UnsafeMutableBufferPointer<Float>,
+                        gesdTable: GESDClip.CriticalValues? = nil) -> RejectionResult {
         let n = min(values.count, weights.count)
         guard n > 0, let v = values.baseAddress, let w = weights.baseAddress else {
             return RejectionResult(value: 0, kept: 0, rejectedLow: 0, rejectedHigh: 0)
@@ -132,7 +135,7 @@ public enum RejectionAlgorithm: Sendable, Equatable {
         case .linearFit(let low, let high):
             LinearFitClip.apply(to: &samples, kappaLow: low, kappaHigh: high)
         case .gesd(let fraction, let alpha):
-            GESDClip.apply(to: &samples, outlierFraction: fraction, significance: alpha)
+            GESDClip.apply(to: &samples, outlierFraction: fraction, significance: alpha, table: gesdTable)
         }
         return samples.result
     }
