@@ -279,8 +279,9 @@ public final class StarRegistrar: Sendable {
         return 1 / (variance(f) + variance(r) + Self.positionErrorFloor * Self.positionErrorFloor)
     }
 
-    /// Median of `values` (nil when empty).
-    static func median(_ values: [Double]) -> Double? {
+    /// Median of `values` (nil when empty): the mean of the middle two for
+    /// an even count.
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let s = values.sorted()
         let n = s.count

@@ -121,12 +121,12 @@ extension HomographyRegistrar: RegistrationModel {
 extension StarRegistrar: RegistrationModel {
     var lumaSearchFactor: Int? { nil }
 
-    /// The reference's own stars: all of them count as matched.
+    /// The reference's own stars: all of them count as matched. FWHM and
+    /// roundness are medians taken as the other frames' are.
     var referenceStarSummary: StarSummary? {
-        let widths = referenceStars.map(\.fwhm).sorted(), roundness = referenceStars.map(\.roundness).sorted()
-        return StarSummary(found: widths.count, matched: widths.count,
-                           fwhm: widths.isEmpty ? nil : widths[widths.count / 2],
-                           roundness: roundness.isEmpty ? nil : roundness[roundness.count / 2])
+        StarSummary(found: referenceStars.count, matched: referenceStars.count,
+                    fwhm: Self.median(referenceStars.map(\.fwhm)),
+                    roundness: Self.median(referenceStars.map(\.roundness)))
     }
 
     func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
