@@ -29,11 +29,14 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
         // cfitsio is opened with dlopen when a FITS file is first met (see
-        // its shim.h), so it is not linked: only its header is needed here.
-        .systemLibrary(name: "CFITSIO", providers: [.apt(["libcfitsio-dev"])]),
+        // its include/shim.h), so it is not linked: only its header is needed
+        // (libcfitsio-dev). A C target, not a header-only module, so that the
+        // function table loader.c fills has one definition.
+        .target(name: "CFITSIO", path: "Sources/CFITSIO"),
         // LibRaw's thread-safe build (libraw_r) is opened with dlopen when a
-        // raw file is first met (see its shim.h), so it is not linked either.
-        .systemLibrary(name: "CLibRaw", providers: [.apt(["libraw-dev"])]),
+        // raw file is first met (see its include/shim.h), so it is not linked
+        // either (libraw-dev for the header); a C target for the same reason.
+        .target(name: "CLibRaw", path: "Sources/CLibRaw"),
 
         // glibc malloc tuning (header only, part of libc).
         .systemLibrary(name: "CMalloc"),

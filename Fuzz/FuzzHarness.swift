@@ -11,7 +11,7 @@
 // through:
 //  1. `ImageFile.decode(bytes:path:maxPixels:)` — the real read path: magic
 //     detection, EXIF orientation, TurboJPEG, libpng (CPNG/shim.h), libtiff
-//     (CTIFF/shim.h) or cfitsio (CFITSIO/shim.h), pixel conversion,
+//     (CTIFF/shim.h) or cfitsio (CFITSIO/include/shim.h), pixel conversion,
 //     orientation / FITS row flip. It must return or throw `StackerError`.
 //     A decoded FITS file is encoded again (32-bit float, with its keywords)
 //     and must decode to the same pixels and keywords. For a JPEG, the

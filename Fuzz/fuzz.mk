@@ -35,10 +35,13 @@ FUZZ_STK_SRC  := $(shell find Sources/Stacker -name '*.swift' | LC_ALL=C sort)
 FUZZ_HARNESS  := $(sort $(wildcard Fuzz/*.swift))
 
 # C modules: -I on the folders holding module.modulemap, plus pkg-config.
-# (LibRaw is opened with dlopen, like cfitsio, so it needs no flags here.)
+# (LibRaw is opened with dlopen, like cfitsio, so it needs no flags here;
+# their two C targets' loader.c, which define the function tables, are
+# compiled into FUZZ_LOADERS.)
 FUZZ_PKGS     := libturbojpeg libpng libtiff-4 libheif cfitsio fftw3f openblas lcms2 zlib
-FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CHEIF -I Sources/CFITSIO -I Sources/CFFTW \
-                 -I Sources/CBLAS -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw
+FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CHEIF -I Sources/CFITSIO/include -I Sources/CFFTW \
+                 -I Sources/CBLAS -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw/include
+FUZZ_LOADERS  := $(FUZZ_DIR)/CFITSIO-loader.o $(FUZZ_DIR)/CLibRaw-loader.o
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
 # -package-name: Stacker uses Registration's `package` declarations, which a
@@ -66,10 +69,14 @@ $(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG
 	@# included, so without this the rule runs again on every make.
 	@touch $(FUZZ_DIR)/Registration.o $(FUZZ_DIR)/mods/Registration.swiftmodule
 
-$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CHEIF/shim.h Sources/CFITSIO/shim.h Sources/CLCMS2/shim.h Sources/CLibRaw/shim.h Fuzz/fuzz.mk
+$(FUZZ_DIR)/%-loader.o: Sources/%/loader.c Sources/%/include/shim.h Fuzz/fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	clang -O1 -g -fsanitize=address,fuzzer-no-link $(shell pkg-config --cflags cfitsio) -I Sources/$*/include -c -o $@ $<
+
+$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CHEIF/shim.h Sources/CFITSIO/include/shim.h Sources/CLCMS2/shim.h Sources/CLibRaw/include/shim.h Fuzz/fuzz.mk
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Stacker \
 	  -I $(FUZZ_DIR)/mods $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
-	  $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o \
+	  $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) \
 	  $(FUZZ_PKG_LIBS) -o $@
 
 ## fuzz-build: the libFuzzer + ASan harness in .build/fuzz/stack-fuzz.

@@ -96,16 +96,6 @@ enum FITSCodec {
     /// Reads the image HDU's header only (see the type's description for
     /// which HDU) and applies the same checks as `decode`.
     /// - Throws: `StackerError.unreadable` naming `path`.
-    // `@inline(never)`: the shim keeps cfitsio's function table in a
-    // function-local static of a header-only C module, which the compiler
-    // copies into every LLVM module (one per source file in an optimised
-    // build) that inlines a shim call. Inlined into another file, the calls
-    // read a copy `stack_fits_load` never filled, the optimiser proves them
-    // calls through null, and the code falls into the next function: every
-    // FITS read crashed in release builds. Keeping every cfitsio call in
-    // this file keeps one table (`Tests/release-check.sh` reads FITS with
-    // the release build).
-    @inline(never)
     static func header(_ bytes: [UInt8], path: String) throws -> Header {
         try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> Header in
             try withFile(bytes, path: path) { file throws(StackerError) -> Header in try locateImage(file, path: path) }
@@ -118,7 +108,6 @@ enum FITSCodec {
     /// - Throws: `StackerError.unreadable` naming `path`, also for images
     ///   over `maxPixels`, refused before their pixels are allocated, and
     ///   for a frame the file does not hold.
-    @inline(never)
     static func decode(_ bytes: [UInt8], path: String, maxPixels: Int, frame: Int = 0) throws -> DecodedImage {
         try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> DecodedImage in
           try withFile(bytes, path: path) { file throws(StackerError) -> DecodedImage in
@@ -185,7 +174,6 @@ enum FITSCodec {
     /// `keywords` that `FITSKeyword.card` accepts follow the structural
     /// ones, the first of each name only.
     /// - Throws: `StackerError.invalidInput` / `.writeFailed` naming `path`.
-    @inline(never)
     static func encode(_ image: Image, bitDepth: Int, keywords: [FITSKeyword], path: String) throws -> [UInt8] {
         guard [8, 16, 32].contains(bitDepth) else {
             throw StackerError.invalidInput(path: path, reason: "FITS bit depth must be 8, 16 or 32 (float), not \(bitDepth)")
@@ -432,7 +420,6 @@ enum FITSCodec {
     }
 
     /// A one-line sentence for a cfitsio status code.
-    @inline(never)
     static func reason(_ status: Int32) -> String {
         switch status {
         case 107: return "truncated FITS data"  // END_OF_FILE: the data unit is shorter than the header says

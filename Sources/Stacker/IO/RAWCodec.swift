@@ -63,10 +63,6 @@ enum RAWCodec {
     /// Decodes the camera raw file `bytes` of `family` ("Nikon NEF", from
     /// `UnsupportedFormat.rawName`).
     /// - Throws: `StackerError.unreadable` naming `path`.
-    // `@inline(never)` on the entry points: the LibRaw shim keeps its
-    // function table in a function-local static, copied into every LLVM
-    // module that inlines a shim call; see `FITSCodec.header`.
-    @inline(never)
     static func decode(_ bytes: [UInt8], family: String, path: String, maxPixels: Int) throws -> DecodedImage {
         try bytes.withUnsafeBufferPointer { buffer in
             let handle = try LibRawHandle(buffer, family: family, path: path)
@@ -93,7 +89,6 @@ enum RAWCodec {
     /// mosaic, 3 for what LibRaw demosaics), from the file's identification
     /// alone (nothing is unpacked).
     /// - Throws: `StackerError.unreadable` naming `path`.
-    @inline(never)
     static func header(_ bytes: [UInt8], family: String, path: String) throws -> (width: Int, height: Int, channels: Int) {
         try bytes.withUnsafeBufferPointer { buffer in
             let handle = try LibRawHandle(buffer, family: family, path: path)

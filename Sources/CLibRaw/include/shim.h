@@ -42,53 +42,18 @@ typedef struct stack_raw_api {
     __typeof__(&libraw_dcraw_clear_mem) clear_mem;
 } stack_raw_api;
 
-// The table and the load state live in functions, not in file-scope
-// statics, which Swift's importer would not define.
-static inline stack_raw_api *stack_raw_table(void) { static stack_raw_api table; return &table; }
-static inline int *stack_raw_state(void) { static int state; return &state; }  // 1 loaded, -1 not found
-static inline pthread_once_t *stack_raw_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
-#define stack_raw_fn (*stack_raw_table())
-
-// Exists for pthread_once: opens the library and looks up every function.
-static void stack_raw_load_once(void) {
-    // The header's own soname first, then the -dev package's link to it.
-    static const char *const names[] = {"libraw_r.so.20", "libraw_r.so"};
-    void *library = NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
-        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    }
-    *stack_raw_state() = -1;
-    if (library == NULL) return;
-#define STACK_RAW_LOOKUP(field, symbol) \
-    if ((*(void **)&stack_raw_fn.field = dlsym(library, #symbol)) == NULL) return;
-    STACK_RAW_LOOKUP(init, libraw_init)
-    STACK_RAW_LOOKUP(set_dataerror_handler, libraw_set_dataerror_handler)
-    STACK_RAW_LOOKUP(set_memerror_handler, libraw_set_memerror_handler)
-    STACK_RAW_LOOKUP(open_buffer, libraw_open_buffer)
-    STACK_RAW_LOOKUP(close, libraw_close)
-    STACK_RAW_LOOKUP(strerror, libraw_strerror)
-    STACK_RAW_LOOKUP(unpack, libraw_unpack)
-    STACK_RAW_LOOKUP(color, libraw_COLOR)
-    STACK_RAW_LOOKUP(dcraw_process, libraw_dcraw_process)
-    STACK_RAW_LOOKUP(make_mem_image, libraw_dcraw_make_mem_image)
-    STACK_RAW_LOOKUP(clear_mem, libraw_dcraw_clear_mem)
-#undef STACK_RAW_LOOKUP
-    // The struct layouts read here are this header's: refuse another release.
-    __typeof__(&libraw_versionNumber) version = NULL;
-    if ((*(void **)&version = dlsym(library, "libraw_versionNumber")) == NULL) return;
-    if (version() != LIBRAW_VERSION) return;
-    *stack_raw_state() = 1;
-}
+// The table and the load state are defined once, in loader.c (a
+// header-only module's statics would be copied into every module that
+// inlines them, and a copy other than the loaded one would be empty).
+extern stack_raw_api stack_raw_functions;
+#define stack_raw_fn stack_raw_functions
 
 /// Loads LibRaw once (from any thread): 1 when it and every function the
 /// wrappers call were found, else 0, and then no other stack_raw_ function
 /// may be called. Only the release this header describes is accepted
 /// (libraw_versionNumber() == LIBRAW_VERSION), since the wrappers read
 /// libraw_data_t's fields.
-static inline int stack_raw_load(void) {
-    pthread_once(stack_raw_once(), stack_raw_load_once);
-    return *stack_raw_state() == 1;
-}
+int stack_raw_load(void);
 
 /// The facts about an opened raw file that Swift reads.
 typedef struct stack_raw_facts {

@@ -44,51 +44,16 @@ typedef struct stack_fits_api {
     __typeof__(&fits_is_compressed_image) is_compressed;
 } stack_fits_api;
 
-// The table and the load state live in functions, not in file-scope
-// statics, which Swift's importer would not define.
-static inline stack_fits_api *stack_fits_table(void) { static stack_fits_api table; return &table; }
-static inline int *stack_fits_state(void) { static int state; return &state; }  // 1 loaded, -1 not found
-static inline pthread_once_t *stack_fits_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
-#define stack_fits_fn (*stack_fits_table())
-
-// Exists for pthread_once: opens the library and looks up every function.
-static void stack_fits_load_once(void) {
-    static const char *const names[] = {"libcfitsio.so.10", "libcfitsio.so", "libcfitsio.so.9"};
-    void *library = NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
-        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    }
-    *stack_fits_state() = -1;
-    if (library == NULL) return;
-#define STACK_FITS_LOOKUP(field, symbol) \
-    if ((*(void **)&stack_fits_fn.field = dlsym(library, #symbol)) == NULL) return;
-    STACK_FITS_LOOKUP(is_reentrant, fits_is_reentrant)
-    STACK_FITS_LOOKUP(gerr, ffgerr)
-    STACK_FITS_LOOKUP(omem, ffomem)
-    STACK_FITS_LOOKUP(imem, ffimem)
-    STACK_FITS_LOOKUP(clos, ffclos)
-    STACK_FITS_LOOKUP(flus, ffflus)
-    STACK_FITS_LOOKUP(giprll, ffgiprll)
-    STACK_FITS_LOOKUP(ghadll, ffghadll)
-    STACK_FITS_LOOKUP(gpv, ffgpv)
-    STACK_FITS_LOOKUP(gkey, ffgkey)
-    STACK_FITS_LOOKUP(dtyp, ffdtyp)
-    STACK_FITS_LOOKUP(crimll, ffcrimll)
-    STACK_FITS_LOOKUP(prec, ffprec)
-    STACK_FITS_LOOKUP(ppr, ffppr)
-    STACK_FITS_LOOKUP(mahd, ffmahd)
-    STACK_FITS_LOOKUP(is_compressed, fits_is_compressed_image)
-#undef STACK_FITS_LOOKUP
-    *stack_fits_state() = 1;
-}
+// The table and the load state are defined once, in loader.c (a
+// header-only module's statics would be copied into every module that
+// inlines them, and a copy other than the loaded one would be empty).
+extern stack_fits_api stack_fits_functions;
+#define stack_fits_fn stack_fits_functions
 
 /// Loads cfitsio once (from any thread): 1 when it and every function the
 /// wrappers call were found, else 0, and then no other stack_fits_ function
 /// may be called.
-static inline int stack_fits_load(void) {
-    pthread_once(stack_fits_once(), stack_fits_load_once);
-    return *stack_fits_state() == 1;
-}
+int stack_fits_load(void);
 
 /// Sizes of the text buffers the keyword functions fill (with their NUL).
 enum {
