@@ -103,4 +103,6 @@ BLASThreads.configure()
 // `CommandLine.arguments` would replace bytes that are not UTF-8 in file
 // names; the raw `argv` keeps them.
 let arguments = (1..<max(1, Int(CommandLine.argc))).map { FilePath(cString: CommandLine.unsafeArgv[$0]!) }
+// Subcommands (`stack compare …`) come from one table: `Subcommands.all`.
+if let (subcommand, rest) = Subcommands.match(arguments) { exit(subcommand.run(rest).rawValue) }
 exit(runStack(arguments).rawValue)
