@@ -133,9 +133,10 @@ real-files-heif: deps
 	$(SWIFT) build --product stack
 	python3 Tests/real-files/heif.py
 
-## man: the manual page stack.1, made from the option table (`stack --generate-manual`).
+## man: the manual page .build/stack.1, made from the option table (`stack --generate-manual`).
+MAN_PAGE := .build/stack.1
 man: release
-	"$$($(RELEASE) --show-bin-path)/stack" --generate-manual > stack.1
+	"$$($(RELEASE) --show-bin-path)/stack" --generate-manual > $(MAN_PAGE)
 
 ## install: the release binary, its manual page and bash, zsh and fish
 ## completions under PREFIX (default /usr/local; DESTDIR for packaging).
@@ -143,7 +144,7 @@ PREFIX ?= /usr/local
 install: man
 	@bin=$$($(RELEASE) --show-bin-path); \
 	install -D -m 755 "$$bin/stack" "$(DESTDIR)$(PREFIX)/bin/stack" && \
-	install -D -m 644 stack.1 "$(DESTDIR)$(PREFIX)/share/man/man1/stack.1" && \
+	install -D -m 644 $(MAN_PAGE) "$(DESTDIR)$(PREFIX)/share/man/man1/stack.1" && \
 	mkdir -p "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" && \
 	"$$bin/stack" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/stack" && \
@@ -162,7 +163,7 @@ plot-check: deps
 	Tests/plot-check.sh "$$($(SWIFT) build --show-bin-path)"
 
 clean:
-	rm -rf .build out stack.1
+	rm -rf .build out
 
 # Fuzzing and sanitizer targets live in Fuzz/fuzz.mk.
 -include Fuzz/fuzz.mk

@@ -1,6 +1,6 @@
 /// The `stack.1` manual page, in roff (man macros), made from the same
 /// option tables as `--help`: `stack --generate-manual > stack.1`
-/// (`make man`; `make install` installs it).
+/// (`make man` writes `.build/stack.1`; `make install` installs it).
 enum ManualPage {
     /// The whole page.
     static var text: String {
