@@ -31,7 +31,7 @@ enum CompletionScript {
     /// What `spec`'s value completes to: a placeholder naming a file or
     /// folder gives file names; allowed words come from the placeholder
     /// (`line|json|none`) or, failing that, from the first run of
-    /// `a | b | c` in the help; anything else is free text.
+    /// `a | b | c` in the help (`firstAlternation`); anything else is free text.
     static func valueKind(_ spec: OptionSpec) -> ValueKind {
         guard let name = spec.valueName else { return .none }
         if name.contains("file") || name.contains("folder") { return .file }
@@ -41,14 +41,23 @@ enum CompletionScript {
         return .free
     }
 
-    /// A completable word: two or more letters, digits or dashes, starting with a letter or digit.
+    /// A completable word: a number (`8`), or two or more letters, digits
+    /// or dashes starting with a letter or digit (a lone letter such as
+    /// `N` is a placeholder).
     private static func isWord(_ s: String) -> Bool {
-        s.count >= 2 && s.first != "-" && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        guard !s.isEmpty, s.first != "-", s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return false }
+        return s.count >= 2 || s.allSatisfy(\.isNumber)
     }
 
-    /// The words of the first `a | b | c` run in `text`, or nil.
+    /// The words of the first `a | b | c` run in `text`, parenthesised
+    /// remarks left out (`score (higher is better) | fwhm (lower)`), or nil.
     private static func firstAlternation(in text: String) -> [String]? {
-        let tokens = text.split(separator: " ").map(String.init)
+        var plain = ""
+        var depth = 0
+        for c in text {
+            if c == "(" { depth += 1 } else if c == ")" { depth = max(0, depth - 1) } else if depth == 0 { plain.append(c) }
+        }
+        let tokens = plain.split(separator: " ").map(String.init)
         for i in tokens.indices where i + 2 < tokens.count && tokens[i + 1] == "|" && isWord(tokens[i]) {
             var run = [tokens[i]]
             var j = i + 2

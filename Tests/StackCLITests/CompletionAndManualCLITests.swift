@@ -40,6 +40,7 @@ struct CompletionAndManualCLITests {
         #expect(try Self.bashCompletions(script, ["stack", "--mo"]) == ["--mode"])
         #expect(try Self.bashCompletions(script, ["stack", "--mode", ""]) == ["average", "median", "mode", "sigma-clip"])
         #expect(try Self.bashCompletions(script, ["stack", "--progress", "j"]) == ["json"])
+        #expect(try Self.bashCompletions(script, ["stack", "--keep-by", ""]) == ["score", "fwhm", "roundness", "stars", "background"])
         #expect(try Self.bashCompletions(script, ["stack", "compare", "--re"]) == ["--require-psnr", "--require-ghost"])
         #expect(try Self.bashCompletions(script, ["stack", "comp"]).contains("compare"))
         let offered = Set(try Self.bashCompletions(script, ["stack", "--"]))
