@@ -28,6 +28,20 @@ enum FolderExpansion {
         return (files, folders)
     }
 
+    /// Throws when `output` would land among the frames of one of
+    /// `folders` (in it, or below it with `recursive`): the next run over
+    /// that folder would stack the output as a frame.
+    static func refuseOutputAmongFrames(_ output: FilePath, folders: [FilePath], recursive: Bool) throws {
+        let home = OutputFolder.resolved(output.folder)
+        for folder in folders {
+            let inside = folder.canonical
+            let below = recursive && home.bytes.starts(with: inside.appending("").bytes)
+            guard home == inside || below else { continue }
+            throw StackerError.invalidInput(path: output.description,
+                                            reason: "the output would land among the frames of \(folder), and the next run over it would stack it; write it elsewhere (--output)")
+        }
+    }
+
     /// Throws when folders were given and all the inputs together hold
     /// fewer than two frames, naming the (first) folder.
     static func requireTwoFrames(_ frameCount: Int, folders: [FilePath]) throws {

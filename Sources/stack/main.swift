@@ -56,9 +56,10 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
     var settings = given
     let expanded = try FolderExpansion.expand(given.inputs, recursive: given.recursive, terminal: terminal, quiet: given.quiet)
     settings.inputs = expanded.files
-    let output = try settings.outputFolder.map { try OutputFolder.output(in: $0, firstInput: settings.inputs[0], format: settings.format) }
+    let output = settings.outputFolder.map { OutputFolder.output(in: $0, firstInput: settings.inputs[0], format: settings.format) }
         ?? settings.output ?? OutputPath.implicit(firstInput: settings.inputs[0], format: settings.format)
     try OutputPath.refuseOverwritingInputs(output: output, inputs: settings.inputs)
+    try FolderExpansion.refuseOutputAmongFrames(output, folders: expanded.folders, recursive: settings.recursive)
     if let report = settings.report, report == settings.beforeAfter {
         throw StackerError.invalidInput(path: report.description, reason: "the report and the before/after picture are the same file")
     }
@@ -71,6 +72,7 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
             throw StackerError.invalidInput(path: extra.description, reason: "this file is the output itself; choose another name")
         }
     }
+    if let folder = settings.outputFolder { try OutputFolder.make(folder) }
     Signals.install()
     var options = settings.options
     let frames = FrameSource.frames(in: settings.inputs)

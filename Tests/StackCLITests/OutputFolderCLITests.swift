@@ -42,4 +42,24 @@ struct OutputFolderCLITests {
         #expect(notFolder.status == 1)
         #expect(notFolder.stderr.contains("\(dir)/file/: exists and is not a folder"), "\(notFolder.stderr)")
     }
+
+    @Test("an output that would land among a frame folder's files is refused, so the next run cannot stack it; nothing is made")
+    func outputAmongFrames() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        // Only the frames: a scene folder also holds its truth and mask.
+        let frames = try CLIHarness.makeBurst(in: dir + "/scene", frames: 3, width: 96, height: 64)
+        try FileManager.default.createDirectory(atPath: dir + "/burst", withIntermediateDirectories: false)
+        for frame in frames { try FileManager.default.copyItem(atPath: frame, toPath: dir + "/burst/" + (frame as NSString).lastPathComponent) }
+        let before = CLIHarness.listing(dir + "/burst")
+        let inside = try CLIHarness.run(["-o", dir + "/burst/"] + [dir + "/burst"])
+        #expect(inside.status == 1)
+        #expect(inside.stderr.contains("\(dir)/burst/stacked.jpg: the output would land among the frames of \(dir)/burst"), "\(inside.stderr)")
+        // With --recursive a new folder below counts too, and is not made.
+        let below = try CLIHarness.run(["--recursive", "-o", dir + "/burst/new/", dir + "/burst"])
+        #expect(below.status == 1, "\(below.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/burst/new"))
+        #expect(CLIHarness.listing(dir + "/burst") == before)
+        let beside = try CLIHarness.run(["-o", dir + "/out/", dir + "/burst"])
+        #expect(beside.status == 0, "\(beside.stderr)")
+    }
 }
