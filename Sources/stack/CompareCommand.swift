@@ -161,18 +161,18 @@ enum CompareCommand {
     static func failures(_ scores: Scores, _ s: Settings) -> [String] {
         var out: [String] = []
         if let bound = s.requirePSNR, !(scores.psnrRGB >= bound) {
-            out.append("PSNR \(decimal(scores.psnrRGB, 3)) dB is below --require-psnr \(bound)")
+            out.append("PSNR \(fixedDecimals(scores.psnrRGB, 3)) dB is below --require-psnr \(bound)")
         }
         if let bound = s.requireGhost, let ghost = scores.ghost, !(ghost <= bound) {
-            out.append("ghost residual \(decimal(ghost, 5)) is above --require-ghost \(bound)")
+            out.append("ghost residual \(fixedDecimals(ghost, 5)) is above --require-ghost \(bound)")
         }
         return out
     }
 
     /// Lines of `name: value`.
     static func text(_ r: Scores) -> String {
-        var lines = ["psnr-luma: \(decimal(r.psnrLuma, 3)) dB", "psnr-rgb: \(decimal(r.psnrRGB, 3)) dB", "ssim: \(decimal(r.ssim, 5))"]
-        if let g = r.ghost { lines.append("ghost: \(decimal(g, 5))") }
+        var lines = ["psnr-luma: \(fixedDecimals(r.psnrLuma, 3)) dB", "psnr-rgb: \(fixedDecimals(r.psnrRGB, 3)) dB", "ssim: \(fixedDecimals(r.ssim, 5))"]
+        if let g = r.ghost { lines.append("ghost: \(fixedDecimals(g, 5))") }
         return lines.joined(separator: "\n")
     }
 
@@ -193,19 +193,5 @@ enum CompareCommand {
             "\"failed\": [\(failed.map(JSONText.string).joined(separator: ", "))]",
         ]
         return "{ " + fields.joined(separator: ", ") + " }"
-    }
-
-    /// `x` with `places` decimals ("inf" when infinite).
-    static func decimal(_ x: Double, _ places: Int) -> String {
-        guard x.isFinite else { return x > 0 ? "inf" : x < 0 ? "-inf" : "nan" }
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let r = (x * scale).rounded() / scale
-        var s = "\(r)"
-        if let dot = s.firstIndex(of: "."), !s.contains("e") {
-            let have = s.distance(from: dot, to: s.endIndex) - 1
-            if have < places { s += String(repeating: "0", count: places - have) }
-        }
-        return s
     }
 }

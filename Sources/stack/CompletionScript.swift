@@ -259,12 +259,3 @@ enum CompletionScript {
         text.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
     }
 }
-
-extension String {
-    /// This text without trailing characters from `set`.
-    func trimmingTrailing(_ set: String) -> String {
-        var s = Substring(self)
-        while let last = s.last, set.contains(last) { s = s.dropLast() }
-        return String(s)
-    }
-}

@@ -119,13 +119,13 @@ struct FramePlot {
     }
 
     /// `v` to 2 decimals, for coordinates.
-    private static func number(_ v: Double) -> String { CompareCommand.decimal(v, 2) }
+    private static func number(_ v: Double) -> String { fixedDecimals(v, 2) }
 
     /// `v` with 4 significant digits, for labels.
     private static func label(_ v: Double) -> String {
         let magnitude = abs(v)
         let places = magnitude >= 100 ? 1 : magnitude >= 1 ? 3 : 4
-        return CompareCommand.decimal(v, places)
+        return fixedDecimals(v, places)
     }
 
     /// `text` with XML's special characters escaped.

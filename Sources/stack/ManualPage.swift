@@ -76,10 +76,3 @@ enum ManualPage {
         return first.lowercased() + String(s.dropFirst()).trimmingTrailing(".")
     }
 }
-
-extension Substring {
-    /// This text without leading and trailing `c`.
-    func trimmingCharacters(_ c: Character) -> String {
-        String(drop { $0 == c }.reversed().drop { $0 == c }.reversed())
-    }
-}

@@ -51,7 +51,7 @@ final class ProgressLine: Sendable {
         case .aligning:
             var parts = ["stack: aligning \(event.completed)/\(event.total)"]
             if let r = rate(completed: event.completed, total: event.total, elapsed: elapsed) {
-                parts.append("\(CompareCommand.decimal(r.perSecond, 1)) frames/s")
+                parts.append("\(fixedDecimals(r.perSecond, 1)) frames/s")
                 parts.append("\(clock(elapsed)) elapsed")
                 parts.append("\(clock(r.remaining)) left")
             }
