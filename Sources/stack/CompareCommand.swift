@@ -23,6 +23,12 @@ enum CompareCommand {
     /// The USAGE line.
     static let usage = "stack compare <image> --truth <file> [--mask <file>] [--margin <n>] [--json] [--require-psnr <dB>] [--require-ghost <residual>]"
 
+    /// The exit codes, for help and the manual.
+    static let exitCodes = """
+        0 measured, every --require bound met; 1 a bound failed, or an image
+        could not be read or differs in size; 2 usage error.
+        """
+
     /// The full help text (stdout).
     static var help: String {
         """
@@ -37,8 +43,7 @@ enum CompareCommand {
         OPTIONS:
         \(optionsHelp(specs))
         EXIT CODES:
-          0 measured, every --require bound met; 1 a bound failed, or an image
-          could not be read or differs in size; 2 usage error.
+          \(exitCodes.replacing("\n", with: "\n  "))
 
         EXAMPLES:
           make-scene --preset street --frames 8 --output scene

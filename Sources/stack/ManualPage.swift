@@ -21,6 +21,7 @@ enum ManualPage {
         out += ".SH OPTIONS\n" + items(StackCommand.specs)
         for entry in Subcommands.all {
             out += ".SH \(escaped(entry.name.uppercased())) SUBCOMMAND\n\(paragraph(entry.abstract))\n" + items(entry.specs)
+            out += ".PP\nExit status: \(paragraph(entry.exitCodes))\n"
         }
         out += ".SH EXIT STATUS\n\(paragraph(StackCommand.exitCodes))\n"
         out += """

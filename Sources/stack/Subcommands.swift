@@ -2,7 +2,8 @@ import Stacker
 
 /// The subcommands `stack NAME …` runs instead of stacking. Adding one is
 /// one entry here: its name, a one-line abstract (shown in help, the manual
-/// and completions), and a function from the arguments after the name to an
+/// and completions), its option table and exit codes (the manual, the
+/// completions), and a function from the arguments after the name to an
 /// exit code. A first argument that names none of these is a frame, as before
 /// (`./compare` stacks a file called `compare`).
 enum Subcommands {
@@ -14,13 +15,16 @@ enum Subcommands {
         let abstract: String
         /// Its options, for completions and the manual.
         let specs: [OptionSpec]
+        /// What its exit codes mean, for the manual.
+        let exitCodes: String
         /// Runs it on the arguments after `name`.
         let run: @Sendable ([FilePath]) -> ExitCode
     }
 
     /// Every subcommand, in help order.
     static let all: [Entry] = [
-        Entry(name: "compare", abstract: CompareCommand.abstract, specs: CompareCommand.specs, run: CompareCommand.main),
+        Entry(name: "compare", abstract: CompareCommand.abstract, specs: CompareCommand.specs,
+              exitCodes: CompareCommand.exitCodes, run: CompareCommand.main),
     ]
 
     /// The subcommand `arguments` start with, and the arguments after it; nil to stack.
