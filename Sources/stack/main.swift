@@ -66,6 +66,9 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
     if let map = settings.rejectionMap, map == settings.report || map == settings.beforeAfter {
         throw StackerError.invalidInput(path: map.description, reason: "the rejection map and the report or before/after picture are the same file")
     }
+    if let plot = settings.plot, [settings.report, settings.beforeAfter, settings.rejectionMap].contains(plot) {
+        throw StackerError.invalidInput(path: plot.description, reason: "the plot and another output of the run are the same file")
+    }
     for extra in [settings.report, settings.beforeAfter, settings.rejectionMap, settings.plot].compactMap({ $0 }) {
         try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
         guard extra != output else {
