@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Stacker
 
 /// `--plot FILE.svg`: the per-frame measures of a run drawn over the
@@ -121,11 +124,12 @@ struct FramePlot {
     /// `v` to 2 decimals, for coordinates.
     private static func number(_ v: Double) -> String { fixedDecimals(v, 2) }
 
-    /// `v` with 4 significant digits, for labels.
+    /// `v` with 4 significant digits (whole numbers as they are), for labels.
     private static func label(_ v: Double) -> String {
-        let magnitude = abs(v)
-        let places = magnitude >= 100 ? 1 : magnitude >= 1 ? 3 : 4
-        return fixedDecimals(v, places)
+        guard v.isFinite else { return fixedDecimals(v, 0) }
+        if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
+        let magnitude = Int((log10(abs(v))).rounded(.down))
+        return fixedDecimals(v, min(10, max(0, 3 - magnitude)))
     }
 
     /// `text` with XML's special characters escaped.
