@@ -3,7 +3,7 @@
 # install the C libraries first (as root; otherwise they print the command).
 
 APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev libtiff-dev libheif-dev libcfitsio-dev libraw-dev \
-                liblcms2-dev zlib1g-dev libheif-examples libimage-exiftool-perl time
+                liblcms2-dev zlib1g-dev libheif-examples libimage-exiftool-perl time man-db libxml2-utils zsh fish
 SWIFT        ?= swift
 DEMO_OUT     ?= out/street-stacked.jpg
 export OPENBLAS_NUM_THREADS ?= 1
@@ -22,7 +22,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test stress library-client release-check bench real-files real-files-heif clean
+.PHONY: all deps build release demo test stress library-client release-check bench real-files real-files-heif clean man install plot-check
 
 all: build
 
@@ -140,6 +140,35 @@ real-files: deps
 real-files-heif: deps
 	$(SWIFT) build --product stack
 	python3 Tests/real-files/heif.py
+
+## man: the manual page .build/stack.1, made from the option table (`stack --generate-manual`).
+MAN_PAGE := .build/stack.1
+man: release
+	"$$($(RELEASE) --show-bin-path)/stack" --generate-manual > $(MAN_PAGE)
+
+## install: the release binary, its manual page and bash, zsh and fish
+## completions under PREFIX (default /usr/local; DESTDIR for packaging).
+PREFIX ?= /usr/local
+install: man
+	@bin=$$($(RELEASE) --show-bin-path); \
+	install -D -m 755 "$$bin/stack" "$(DESTDIR)$(PREFIX)/bin/stack" && \
+	install -D -m 644 $(MAN_PAGE) "$(DESTDIR)$(PREFIX)/share/man/man1/stack.1" && \
+	mkdir -p "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" && \
+	"$$bin/stack" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/stack" && \
+	"$$bin/stack" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_stack" && \
+	"$$bin/stack" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/stack.fish" && \
+	echo "Installed $(DESTDIR)$(PREFIX)/bin/stack, its manual page (man stack) and completions"
+
+## plot-check: `--plot`'s SVG opened in a real browser (Debian's chromium,
+## headless, installed when missing): the screenshot must differ from an
+## empty page's (Tests/plot-check.sh). .ci/run calls it.
+plot-check: deps
+	@if ! command -v chromium >/dev/null && [ "$$(id -u)" = "0" ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; fi
+	$(SWIFT) build --product stack
+	$(SWIFT) build --product make-scene
+	Tests/plot-check.sh "$$($(SWIFT) build --show-bin-path)"
 
 clean:
 	rm -rf .build out

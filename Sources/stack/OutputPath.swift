@@ -2,13 +2,15 @@ import Stacker
 
 /// Rules for the output file name (DESIGN.md, CLI contract).
 enum OutputPath {
-    /// The implicit output name: `stacked.<ext of the first frame>` in
-    /// `directory`, or the first free `stacked-N.<ext>` when that exists, so
-    /// an implicit name never replaces a file.
-    static func implicit(firstInput: some FilePathConvertible, directory: FilePath = ".") -> FilePath {
+    /// The implicit output name: `stacked.<ext>` in `directory`, or the
+    /// first free `stacked-N.<ext>` when that exists, so an implicit name
+    /// never replaces a file. `<ext>` is `format` (`--format`) when given,
+    /// else the first frame's extension when it names a format we write, else `jpg`.
+    static func implicit(firstInput: some FilePathConvertible, directory: FilePath = ".", format: String? = nil) -> FilePath {
         let first = firstInput.filePath
         var ext = "jpg"
         if ImageFormat.fromExtension(of: first) != nil, let given = first.lowercasedExtension { ext = given }
+        if let format { ext = format }
         func name(_ stem: String) -> FilePath {
             directory == "." ? FilePath(stem + "." + ext) : directory.appending(FilePath(stem + "." + ext))
         }

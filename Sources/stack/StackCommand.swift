@@ -19,11 +19,17 @@ struct StackCommand {
         OptionSpec(names: ["--reference"], valueName: "index",
                    help: "index of the reference frame, from 0, or auto (the sharpest frame) (default: 0)"),
         OptionSpec(names: ["--output", "-o"], valueName: "file",
-                   help: "output .jpg/.jpeg, .png, .tif/.tiff, .heic/.heif/.hif or .fits/.fit/.fts (default: stacked.<ext of first frame>, never replacing a file)"),
+                   help: "output .jpg/.jpeg, .png, .tif/.tiff, .heic/.heif/.hif or .fits/.fit/.fts, or a folder (DIR/ or an existing one) to write stacked.<ext> in (default: stacked.<ext of first frame>, never replacing a file)"),
+        OptionSpec(names: ["--format"], valueName: "jpg|png|tif|fits|heic",
+                   help: "the output's type when it is named for you (no --output, or an output folder) (default: the first frame's, else jpg)"),
+        OptionSpec(names: ["--recursive"], valueName: nil,
+                   help: "a folder given as frames includes the image files in its subfolders too"),
         OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG and HEIC quality (default: 95)"),
         OptionSpec(names: ["--depth"], valueName: "8|16|32f",
                    help: "bits per sample: 8; 16 for PNG, TIFF, FITS; 32f (32-bit float) for TIFF, FITS (default: 8 for JPEG; for PNG, TIFF and FITS 16, or 32f when the reference frame is float)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report of the run"),
+        OptionSpec(names: ["--plot"], valueName: "file.svg",
+                   help: "draw the per-frame measures over the sequence (score, weight, noise; FWHM, roundness, stars, background for star frames) as an SVG"),
         OptionSpec(names: ["--before-after"], valueName: "file",
                    help: "also write the reference frame (left) beside the stack (right), to see what stacking did"),
         OptionSpec(names: ["--transforms"], valueName: "file.json",
@@ -82,9 +88,33 @@ struct StackCommand {
                    help: "skip frames whose registration score is below this (default: \(StackOptions().minimumScore))"),
         OptionSpec(names: ["--threads"], valueName: "n", help: "worker threads (default: number of cores)"),
         OptionSpec(names: ["--quiet", "-q"], valueName: nil, help: "no progress line, warnings or summary"),
+        OptionSpec(names: ["--progress"], valueName: "line|json|none",
+                   help: "line: frames/s, elapsed and time left on the terminal's progress line; json: one JSON object per event (each frame aligned) on stderr, terminal or not, even with --quiet (default: line)"),
+        OptionSpec(names: ["--generate-completion-script"], valueName: "bash|zsh|fish",
+                   help: "print a completion script for the shell, made from these options, and exit"),
+        OptionSpec(names: ["--generate-manual"], valueName: nil, help: "print the stack.1 manual page (roff), made from these options, and exit"),
         OptionSpec(names: ["--help", "-h"], valueName: nil, help: "show this help"),
         OptionSpec(names: ["--version"], valueName: nil, help: "show the version"),
     ]
+
+    /// What the command does, after the abstract (help and the manual).
+    static let discussion = """
+        Every frame is registered to the reference frame (subpixel phase
+        correlation, a full homography with --align homography, or a similarity
+        from matched stars with --align stars), resampled
+        onto its grid (Lanczos-3 unless --interpolation says otherwise), and
+        combined per pixel.
+        """
+
+    /// The exit codes, for help and the manual.
+    static let exitCodes = """
+        0 done; 1 the work failed (unreadable input, too few frames registered,
+        a frame in another colour profile under --no-colour-convert, write
+        failed); 2 usage error; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+        """
+
+    /// The frames argument, for help and the manual.
+    static let argumentSpec = OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame; camera raws and DNG through LibRaw), at least two; regular files (pipes and devices are refused), or folders: the image files in them (by content, not name), in natural order (f2 before f10)")
 
     /// The USAGE line.
     static let usage = "stack [--mode <mode>] [--align <model>] [--reference <index>] [--output <file>] [<options>] <frame> <frame> ..."
@@ -97,25 +127,23 @@ struct StackCommand {
         """
         OVERVIEW: \(abstract)
 
-        Every frame is registered to the reference frame (subpixel phase
-        correlation, a full homography with --align homography, or a similarity
-        from matched stars with --align stars), resampled
-        onto its grid (Lanczos-3 unless --interpolation says otherwise), and
-        combined per pixel.
+        \(discussion)
 
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(optionsHelp([OptionSpec(names: ["<frame>"], valueName: nil, help: "input frames (JPEG, PNG, TIFF, FITS, HEIC/HEIF/AVIF: each image of a burst file is a frame; camera raws and DNG through LibRaw), at least two; regular files (pipes and devices are refused)")], width: optionsWidth))
+        \(optionsHelp([argumentSpec], width: optionsWidth))
         OPTIONS:
         \(optionsHelp(specs, width: optionsWidth))
         EXIT CODES:
-          0 done; 1 the work failed (unreadable input, too few frames registered,
-          a frame in another colour profile under --no-colour-convert, write
-          failed); 2 usage error; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+          \(exitCodes.replacing("\n", with: "\n  "))
+
+        SUBCOMMANDS:
+        \(optionsHelp(Subcommands.all.map { OptionSpec(names: [$0.name], valueName: nil, help: $0.abstract) }, width: optionsWidth))  See 'stack <subcommand> --help'.
 
         EXAMPLES:
           stack --mode average burst/*.jpg
+          stack --mode median -o out/ burst/
           stack --output clean.jpg --report run.json burst/*.jpg
         """
     }
@@ -135,11 +163,25 @@ struct StackCommand {
         var quiet = false
         /// Where to write the rejection map, if anywhere.
         var rejectionMap: FilePath?
+        /// A folder to write `stacked.<ext>` in (`-o DIR/` or an existing folder).
+        var outputFolder: FilePath?
+        /// The extension of an output named for the user (`--format`).
+        var format: String?
+        /// Whether folders given as frames include their subfolders.
+        var recursive = false
+        /// How progress is shown.
+        var progress = ProgressLine.Style.line
+        /// Where to draw the per-frame plot, if anywhere.
+        var plot: FilePath?
     }
 
     /// What `parse` decided to do.
     enum Action {
         case help, version, run(Settings)
+        /// Print a completion script for this shell.
+        case completion(CompletionScript.Shell)
+        /// Print the manual page.
+        case manual
     }
 
     /// Parses and validates the arguments, given as the bytes of `argv`
@@ -148,6 +190,9 @@ struct StackCommand {
         let args = try parseArguments(arguments, specs: specs)
         if args.flags.contains("--help") { return .help }
         if args.flags.contains("--version") { return .version }
+        if let shell = try args.value("--generate-completion-script", CompletionScript.Shell.init(rawValue:), else: {
+            "unknown shell '\($0)' (expected bash, zsh or fish)" }) { return .completion(shell) }
+        if args.flags.contains("--generate-manual") { return .manual }
         var s = Settings()
         s.quiet = args.flags.contains("--quiet")
         try parseStacking(args, into: &s.options)
@@ -161,7 +206,8 @@ struct StackCommand {
         s.inputs = args.positionals
         guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
         if s.output == nil {
-            try checkDepth(s.depth, format: ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
+            let named = s.format.flatMap { ImageFormat.fromExtension(of: FilePath("x." + $0)) }
+            try checkDepth(s.depth, format: named ?? ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
         }
         return .run(s)
     }
@@ -317,8 +363,22 @@ struct StackCommand {
             // too: 16 bits, or floats for a float result (values outside 0…1 kept).
             if d > 8 { s.options.storeDepth = d == 32 ? .float32 : .sixteen }
         }
-        if let v = args.values["--output"] {
+        s.recursive = args.flags.contains("--recursive")
+        if let p = try args.value("--progress", ProgressLine.Style.init(rawValue:), else: {
+            "unknown --progress '\($0)' (expected line, json or none)" }) { s.progress = p }
+        if let v = args.values["--plot"] {
+            guard v.lowercasedExtension == "svg" else { throw UsageError(description: "--plot '\(v)': the plot is an SVG; name it .svg") }
+            s.plot = v
+        }
+        s.format = try args.value("--format", OutputFolder.formatExtension, else: {
+            "unknown --format '\($0)' (expected jpg, png, tif, fits or heic)" })
+        if let v = args.values["--output"], OutputFolder.isFolder(v) {
+            s.outputFolder = v
+        } else if let v = args.values["--output"] {
             guard !v.isEmpty else { throw UsageError(description: "--output needs a file name") }
+            if let f = s.format, ImageFormat.fromExtension(of: v) != ImageFormat.fromExtension(of: FilePath("x." + f)) {
+                throw UsageError(description: "--format \(f) disagrees with --output '\(v)'; the file's extension gives its type")
+            }
             guard let format = ImageFormat.fromExtension(of: v) else {
                 throw UsageError(description: "--output '\(v)': unsupported format (use .jpg, .jpeg, .png, .tif, .tiff, .heic, .heif, .hif, .fits, .fit or .fts)")
             }

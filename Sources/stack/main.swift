@@ -24,6 +24,12 @@ func runStack(_ arguments: [FilePath]) -> ExitCode {
     case .version:
         print("stack \(StackCommand.version)")
         return .success
+    case .completion(let shell):
+        print(CompletionScript.script(for: shell), terminator: "")
+        return .success
+    case .manual:
+        print(ManualPage.text, terminator: "")
+        return .success
     case .run(let settings):
         let terminal = Terminal(quiet: settings.quiet)
         do {
@@ -46,24 +52,34 @@ func runStack(_ arguments: [FilePath]) -> ExitCode {
 }
 
 /// Stacks, writes the output (and report), prints warnings and a summary.
-func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
-    let output = settings.output ?? OutputPath.implicit(firstInput: settings.inputs[0])
+func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
+    var settings = given
+    let expanded = try FolderExpansion.expand(given.inputs, recursive: given.recursive, terminal: terminal, quiet: given.quiet)
+    settings.inputs = expanded.files
+    let output = settings.outputFolder.map { OutputFolder.output(in: $0, firstInput: settings.inputs[0], format: settings.format) }
+        ?? settings.output ?? OutputPath.implicit(firstInput: settings.inputs[0], format: settings.format)
     try OutputPath.refuseOverwritingInputs(output: output, inputs: settings.inputs)
+    try FolderExpansion.refuseOutputAmongFrames(output, folders: expanded.folders, recursive: settings.recursive)
     if let report = settings.report, report == settings.beforeAfter {
         throw StackerError.invalidInput(path: report.description, reason: "the report and the before/after picture are the same file")
     }
     if let map = settings.rejectionMap, map == settings.report || map == settings.beforeAfter {
         throw StackerError.invalidInput(path: map.description, reason: "the rejection map and the report or before/after picture are the same file")
     }
-    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap].compactMap({ $0 }) {
+    if let plot = settings.plot, [settings.report, settings.beforeAfter, settings.rejectionMap].contains(plot) {
+        throw StackerError.invalidInput(path: plot.description, reason: "the plot and another output of the run are the same file")
+    }
+    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap, settings.plot].compactMap({ $0 }) {
         try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
         guard extra != output else {
             throw StackerError.invalidInput(path: extra.description, reason: "this file is the output itself; choose another name")
         }
     }
+    if let folder = settings.outputFolder { try OutputFolder.make(folder) }
     Signals.install()
     var options = settings.options
     let frames = FrameSource.frames(in: settings.inputs)
+    try FolderExpansion.requireTwoFrames(frames.count, folders: expanded.folders)
     try StackCommand.checkReference(options, frameCount: frames.count)
     if let file = settings.transforms {
         try TransformsFile.read(file).apply(to: &options, frameCount: frames.count, path: file)
@@ -71,12 +87,8 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     options.temporaryDirectory = AtomicFile.folder(of: output)
     options.outputBitDepth = settings.depth ?? (ImageFormat.fromExtension(of: output) ?? .jpeg).stackDepth(reference: 8)
     let modeName = options.rejection.map { "reject \($0.name.rawValue)" } ?? options.mode.rawValue
-    var result = try stack(frames, options: options) { p in
-        switch p.stage {
-        case .aligning: terminal.progress("stack: aligning \(p.completed)/\(p.total) \(p.path ?? "")")
-        case .combining: terminal.progress("stack: combining \(p.total) frames (\(modeName))…")
-        }
-    }
+    let progress = ProgressLine(style: settings.progress, terminal: terminal, modeName: modeName)
+    var result = try stack(frames, options: options) { progress.report($0) }
     terminal.clearProgress()
     if !settings.quiet { for w in result.warnings { terminal.line("stack: warning: \(w)") } }
     let start = ContinuousClock.now
@@ -84,6 +96,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     result.timings.addEncode(since: start)
     if let mapPath = settings.rejectionMap, let map = result.rejectionMap { try map.write(to: mapPath) }
     if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
+    if let plotPath = settings.plot { try AtomicFile.write(Array(FramePlot(result).svg.utf8), to: plotPath) }
     if let picture = settings.beforeAfter {
         let reference = try frames[result.referenceIndex].image(maxPixels: options.maxPixels)
         let beforeAfter = StackResult(image: .sideBySide(reference, result.image), frames: result.frames,
@@ -92,7 +105,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     }
     if !settings.quiet {
         let used = result.frames.filter(\.used).count
-        let note = settings.output == nil ? " (no --output given)" : ""
+        let note = settings.output == nil && settings.outputFolder == nil ? " (no --output given)" : ""
         let picture = settings.beforeAfter.map { "; before/after: \($0)" } ?? ""
         terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)\(picture)")
     }
@@ -103,4 +116,6 @@ BLASThreads.configure()
 // `CommandLine.arguments` would replace bytes that are not UTF-8 in file
 // names; the raw `argv` keeps them.
 let arguments = (1..<max(1, Int(CommandLine.argc))).map { FilePath(cString: CommandLine.unsafeArgv[$0]!) }
+// Subcommands (`stack compare …`) come from one table: `Subcommands.all`.
+if let (subcommand, rest) = Subcommands.match(arguments) { exit(subcommand.run(rest).rawValue) }
 exit(runStack(arguments).rawValue)

@@ -75,20 +75,7 @@ enum CLIHarness {
 
     /// Runs `stack` with `arguments` in `directory`; returns status and output.
     static func run(_ arguments: [String], in directory: String? = nil) throws -> CLIRun {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary)
-        p.arguments = arguments
-        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both pipes before waiting so a chatty child cannot block.
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLIRun(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: e, as: UTF8.self))
+        try ToolRun.run(executable: try binary, arguments, in: directory)
     }
 
     /// A fresh empty folder under the system temporary directory.

@@ -1,5 +1,6 @@
 public import Stacker
 import Foundation
+internal import Registration
 
 extension Scene {
     /// The file name of frame `index` for `format`: `frame_000.jpg`, `frame_001.png`, …
@@ -32,6 +33,22 @@ extension Scene {
             try Scene.writeFrame(frame, index: i, to: folder, format: format, quality: quality)
         }
         try Scene.writeTruth(groundTruth, json: truthJSON(format: format), to: folder)
+        try Scene.writeMask(transientMask, to: folder)
+    }
+
+    /// Writes `mask.png` (8-bit gray): white where anything transient passed
+    /// in any frame (`transientMask`), the mask `stack compare --mask` takes.
+    static func writeMask(_ mask: Plane, to folder: String) throws {
+        try ImageFile.write(Image(width: mask.width, height: mask.height, planes: [mask]), to: folder + "/mask.png",
+                            options: EncodeOptions(quality: 100, bitDepth: 8))
+    }
+
+    /// Marks in `mask` (on the reference grid) where `frameMask` touches,
+    /// carried by `transform` as `transientCoverage` does.
+    static func addTransient(_ frameMask: Plane, by transform: Transform, to mask: inout Plane) {
+        let onReference = Warper.warp([frameMask], by: transform, width: mask.width, height: mask.height,
+                                      interpolation: .bicubic).planes[0]
+        for k in 0..<mask.count where onReference.pixels[k] > 0.05 { mask.pixels[k] = 1 }
     }
 
     /// Creates `folder` and its parents when missing.

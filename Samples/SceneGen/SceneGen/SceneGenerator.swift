@@ -40,9 +40,13 @@ public enum SceneGenerator {
                              quality: Int = 95) throws -> [FrameShift] {
         let plan = ScenePlan(config)
         try Scene.makeFolder(folder)
+        var mask = Plane(width: plan.config.width, height: plan.config.height)
         for i in 0..<plan.config.frameCount {
-            try Scene.writeFrame(plan.frame(i).image, index: i, to: folder, format: format, quality: quality)
+            let frame = plan.frame(i)
+            try Scene.writeFrame(frame.image, index: i, to: folder, format: format, quality: quality)
+            Scene.addTransient(frame.mask, by: .translation(dx: plan.shifts[i].dx, dy: plan.shifts[i].dy), to: &mask)
         }
+        try Scene.writeMask(mask, to: folder)
         try Scene.writeTruth(plan.truth(), json: Scene.truthJSON(config: plan.config, shifts: plan.shifts,
                                                                  objectCount: plan.objects.count,
                                                                  hotPixels: plan.hotPixels,

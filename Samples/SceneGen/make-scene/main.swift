@@ -54,8 +54,10 @@ struct MakeScene {
       -h, --help            Show help information.
 
     Writes frame_000.<ext>…, truth.png (16-bit, the noise- and object-free
-    reference view) and truth.json (true shifts: the pixel at (x, y) in a frame
-    shows what frame 0 shows at (x + dx, y + dy)).
+    reference view), mask.png (white on the reference grid where a moving
+    object passed in any frame: `stack compare --mask` measures ghosts there)
+    and truth.json (true shifts: the pixel at (x, y) in a frame shows what
+    frame 0 shows at (x + dx, y + dy)).
 
     The stars preset writes lights/, bias/, darks/ and flats/ (16-bit), truth.png
     (the calibrated, noise-free reference) and truth.json (each frame's transform
@@ -214,7 +216,7 @@ do {
     case .burst(let config):
         let shifts = try SceneGenerator.write(config, to: output, format: command.format ?? .jpeg, quality: command.quality)
         let maxShift = shifts.map { max(abs($0.dx), abs($0.dy)) }.max() ?? 0
-        print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) \(config.preset) frames, truth.png and truth.json to \(output) (seed \(config.seed), max |shift| \((maxShift * 100).rounded() / 100) px)")
+        print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) \(config.preset) frames, truth.png, mask.png and truth.json to \(output) (seed \(config.seed), max |shift| \((maxShift * 100).rounded() / 100) px)")
     case .stars(let config):
         let field = try StarField(config)
         try field.write(to: output, format: command.format ?? .png)

@@ -19,6 +19,13 @@ public enum ImageMetrics {
         return mse > 0 ? -10 * log10(mse) : .infinity
     }
 
+    /// PSNR of the Rec. 601 lumas (`Image.luma`: the plane itself for a
+    /// gray image), same `mask`, `border` and peak as `psnr`.
+    public static func lumaPSNR(_ a: Image, _ b: Image, mask: Plane? = nil, border: Int = 0) -> Double {
+        psnr(Image(width: a.width, height: a.height, planes: [a.luma]),
+             Image(width: b.width, height: b.height, planes: [b.luma]), mask: mask, border: border)
+    }
+
     /// Mean absolute error over all channels where `mask` > 0.5 (all pixels when nil).
     public static func meanAbsoluteError(_ a: Image, _ b: Image, mask: Plane? = nil, border: Int = 0) -> Double {
         meanOver(a, b, mask: mask, border: border) { abs($0) }

@@ -73,10 +73,10 @@ public struct StackReport: Sendable {
     }
 }
 
-/// Minimal JSON scalar formatting.
-enum JSONText {
+/// Minimal JSON scalar formatting (the CLI's JSON lines use it too).
+package enum JSONText {
     /// A JSON string literal with the required escapes.
-    static func string(_ s: String) -> String {
+    package static func string(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
@@ -101,7 +101,7 @@ enum JSONText {
     /// `Double` (whole numbers without a fraction); non-finite values become
     /// null. Rounding would move a homography's perspective terms (≈ 1e-6)
     /// enough to shift a frame's corners by pixels.
-    static func number(_ x: Double) -> String {
+    package static func number(_ x: Double) -> String {
         guard x.isFinite else { return "null" }
         if x == x.rounded() && abs(x) < 1e15 { return String(Int64(x)) }
         // Swift's description is the shortest round-tripping decimal, and its
