@@ -7,6 +7,8 @@ import Stacker
 /// Entry point: parse → validate → run; maps failures to the documented
 /// exit codes. `arguments` are the bytes of `argv` after the program name.
 func runStack(_ arguments: [FilePath]) -> ExitCode {
+    if arguments.first == "register" { return RegisterCommand.run(Array(arguments.dropFirst())) }
+    if arguments.first == "merge" { return MergeCommand.run(Array(arguments.dropFirst())) }
     let action: StackCommand.Action
     do {
         action = try StackCommand.parse(arguments)
@@ -65,9 +67,10 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     var options = settings.options
     let frames = FrameSource.frames(in: settings.inputs)
     try StackCommand.checkReference(options, frameCount: frames.count)
-    if let file = settings.transforms {
-        try TransformsFile.read(file).apply(to: &options, frameCount: frames.count, path: file)
+    if let file = settings.transforms.first {
+        try TransformsFile.read(settings.transforms).apply(to: &options, frameCount: frames.count, path: file)
     }
+    if settings.partial != nil { return try writePiece(settings, options: options, frames: frames, terminal: terminal) }
     options.temporaryDirectory = AtomicFile.folder(of: output)
     options.outputBitDepth = settings.depth ?? (ImageFormat.fromExtension(of: output) ?? .jpeg).stackDepth(reference: 8)
     let modeName = options.rejection.map { "reject \($0.name.rawValue)" } ?? options.mode.rawValue

@@ -125,6 +125,21 @@ struct Combiner {
         }
     }
 
+    /// The average's unnormalised sums: Σw·x per channel (the running
+    /// mean times the weight sum, so within float rounding of the sum) and
+    /// Σw per pixel; the accumulator is emptied. nil for a robust kernel or
+    /// an average in Y, Cb, Cr, which keep no such sums on the output grid.
+    mutating func partialSums() -> (sums: [Plane], weight: Plane)? {
+        guard case .average(var acc) = state else { return nil }
+        state = .folding
+        let weight = acc.weightSum
+        let sums = acc.mean.map { mean in
+            Plane(width: width, height: height, pixels: zip(mean.pixels, weight.pixels).map { $0 * $1 })
+        }
+        acc.removeAll()
+        return (sums, weight)
+    }
+
     /// The combined image; `weights` has one entry per frame (0 for unused).
     /// The combiner is emptied as it goes: each accumulator or frame store
     /// gives its memory back once read, so the output's buffers reuse it.
