@@ -35,6 +35,7 @@ stop() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
+# On failure the folder stays, with the daemons' logs, for a look.
 fail() {
     echo "slurm-cluster.sh: FAILED: $*" >&2
     for log in "$work"/*.log "$work"/run/*.log; do
@@ -52,7 +53,8 @@ chmod 700 "$work/munge"
 dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$work/munge/munge.key"
 munged --foreground --force --key-file="$work/munge/munge.key" --socket="$work/munge/munge.socket" \
-    --pid-file="$work/munge/munged.pid" --seed-file="$work/munge/seed" --log-file="$work/munged.log" &
+    --pid-file="$work/munge/munged.pid" --seed-file="$work/munge/seed" --log-file="$work/munged.log" \
+    2>> "$work/munged-stderr.log" &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$work/munge/munge.socket" ] && break; sleep 0.2; done
 [ -S "$work/munge/munge.socket" ] || fail "munged did not start"
@@ -90,9 +92,9 @@ $node State=UNKNOWN
 PartitionName=stack Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$conf
-slurmctld -D -f "$conf" &
+slurmctld -D -f "$conf" 2>> "$work/slurmctld-stderr.log" &
 pids+=($!)
-slurmd -D -f "$conf" &
+slurmd -D -f "$conf" 2>> "$work/slurmd-stderr.log" &
 pids+=($!)
 for _ in $(seq 100); do
     state=$(sinfo -h -o %T 2>/dev/null | head -n 1 || true)
@@ -118,7 +120,7 @@ done
 # Submit as documented: float outputs, so the average can be compared exactly.
 export STACK DEPTH=32f EXT=fits
 (cd "$run" && bash submit.sh > jobs.txt) || fail "sbatch refused the jobs"
-echo "slurm-cluster.sh: submitted jobs $(tr '\n' ' ' < "$run/jobs.txt")"
+echo "slurm-cluster.sh: submitted; merge jobs $(tr '\n' ' ' < "$run/jobs.txt")"
 deadline=$((SECONDS + TIMEOUT))
 while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
     [ $SECONDS -lt $deadline ] || fail "jobs still queued after ${TIMEOUT}s: $(squeue -h)"
@@ -156,4 +158,7 @@ sys.exit(0 if largest <= 1e-6 else 1)
 PY
 echo "slurm-cluster.sh: median merged from 4 bands is byte-identical to the one-shot median"
 echo "slurm-cluster.sh: OK ($FRAMES frames ${SIZE}, register 4 + average 4 + median 4 tasks + 2 merges)"
+# The daemons write their state into the folder as they stop: stop them first.
+stop
+pids=()
 rm -rf "$work"
