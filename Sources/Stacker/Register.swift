@@ -49,3 +49,18 @@ public func stackPartialSums(_ frames: [FrameSource], options: StackOptions = St
     o.stackInYCbCr = false
     return try StackPipeline.run(sources: frames, options: o, progress: progress)
 }
+
+/// The stack of `frames` computed for band `band` of `bands` of its rows
+/// only (`RowBand.rows`): a robust kernel warps and reduces just the strips
+/// that band needs (and, in Y, Cb, Cr, the chroma rows around it); frames
+/// are still decoded and registered whole. Only the band's rows of the
+/// result's image are set: take them with `RowBand(_:band:of:)`, which are
+/// the one-shot stack's rows bit for bit. The average computes every row.
+/// - Precondition: `0 <= band < bands`.
+public func stackRows(_ frames: [FrameSource], options: StackOptions = StackOptions(), band: Int, of bands: Int,
+                      progress: @Sendable (StackProgress) -> Void = { _ in }) throws -> StackResult {
+    precondition((0..<bands).contains(band), "band \(band) of \(bands)")
+    var o = options
+    o.rowBand = (band, bands)
+    return try StackPipeline.run(sources: frames, options: o, progress: progress)
+}

@@ -58,7 +58,7 @@ func writePiece(_ settings: StackCommand.Settings, options given: StackOptions, 
     var result: StackResult
     let what: String
     if let rows = settings.rows {
-        result = try stack(frames, options: options, progress: progress)
+        result = try stackRows(frames, options: options, band: rows.band, of: rows.of, progress: progress)
         guard rows.of <= result.image.height else {
             throw StackerError.invalidInput(path: piece.description, reason: "--rows \(rows.band)/\(rows.of): the output has only \(result.image.height) rows")
         }

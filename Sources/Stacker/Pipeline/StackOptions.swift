@@ -106,6 +106,9 @@ public struct StackOptions: Sendable {
     public var frameRange: Range<Int>?
     /// What the run makes: the image, or only the records, or partial sums.
     var product: StackProduct = .image
+    /// Only band `band` of `of` of the output's rows is wanted
+    /// (`RowBand.rows`): a robust kernel reduces only what it needs.
+    var rowBand: (band: Int, of: Int)?
     /// Index of the reference frame in the input list (default 0).
     public var referenceIndex: Int = 0
     /// Choose the reference automatically (the sharpest frame), ignoring `referenceIndex`.

@@ -46,6 +46,7 @@ enum StackPipeline {
         clock.time(.calibrate) { reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance) }
         let plan = StackPlan(options: options, reference: reference.planFacts, frameCount: sources.count)
         let channels = reference.channels
+        let band = options.rowBand.map { RowBand.rows(band: $0.band, of: $0.of, height: reference.height) }
         // Built before the workers start: populating its memory while they
         // decode would contend with their allocations.
         var combiner = try Combiner(plan: plan.combination, width: reference.width, height: reference.height,
@@ -96,7 +97,8 @@ enum StackPipeline {
             }
             return result
         }
-        let (image, map) = try combining(reports, with: &combiner, threads: threads, clock: clock, progress: progress)
+        let (image, map) = try combining(reports, with: &combiner, threads: threads, rows: band, clock: clock,
+                                         progress: progress)
         var result = StackResult(image: image, frames: reports, referenceIndex: options.referenceIndex,
                                  metadata: carried, options: options, timings: clock.reading, warnings: warnings)
         result.rejectionMap = map
@@ -208,7 +210,7 @@ enum StackPipeline {
     /// Reduces the combiner to the stacked image, once at least two frames
     /// were used (`reports`: every frame's record).
     private static func combining(_ reports: [FrameReport], with combiner: inout Combiner, threads: Int,
-                                  clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws
+                                  rows: Range<Int>? = nil, clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws
         -> (image: Image, rejectionMap: RejectionMap?) {
         let used = reports.filter(\.used).count
         guard used >= 2 else {
@@ -217,7 +219,7 @@ enum StackPipeline {
         }
         progress(StackProgress(stage: .combining, completed: 0, total: used, path: nil))
         let weights = reports.map { $0.used ? Float($0.weight) : 0 }
-        let (finished, seconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
+        let (finished, seconds) = try measure { try combiner.finish(weights: weights, threads: threads, rows: rows) }
         // Deferred warps run inside the reduce: their share of its wall time counts as warp.
         clock.addFused(seconds, warpShare: finished.warpShare)
         return (finished.image, finished.rejectionMap)

@@ -49,6 +49,7 @@ struct ShardIdentity: Sendable, Equatable {
         o.frameRange = nil
         o.excludedFrames = [:]
         o.product = .image
+        o.rowBand = nil
         o.automaticReference = false
         o.referenceIndex = 0
         return o
