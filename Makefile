@@ -22,7 +22,7 @@ CPU_TARGET    = $(if $(call HAS_FLAGS,avx2 fma bmi2 movbe),$(if $(call HAS_FLAGS
 CPU_FLAGS    ?= $(if $(CPU_TARGET),-Xswiftc -target-cpu -Xswiftc $(CPU_TARGET) -Xswiftc -DFUSED_MULTIPLY_ADD)
 RELEASE      := $(SWIFT) build -c release $(CPU_FLAGS)
 
-.PHONY: all deps build release demo test stress library-client release-check bench real-files real-files-heif clean man install plot-check
+.PHONY: all deps build release demo test stress library-client release-check bench real-files real-files-heif slurm-test clean man install plot-check
 
 all: build
 
@@ -169,6 +169,15 @@ plot-check: deps
 	$(SWIFT) build --product stack
 	$(SWIFT) build --product make-scene
 	Tests/plot-check.sh "$$($(SWIFT) build --show-bin-path)"
+
+## slurm-test: docs/cluster.md's Slurm job arrays and dependent merges on a
+## single-node Slurm started here (root; installs slurm-wlm and munge when
+## missing): the merged median must equal the one-shot bytes, the merged
+## average the one-shot within float rounding. About a minute; not in `test`.
+slurm-test: deps
+	$(SWIFT) build --product stack
+	$(SWIFT) build --product make-scene
+	Tests/slurm-cluster.sh
 
 clean:
 	rm -rf .build out

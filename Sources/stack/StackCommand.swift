@@ -33,7 +33,13 @@ struct StackCommand {
         OptionSpec(names: ["--before-after"], valueName: "file",
                    help: "also write the reference frame (left) beside the stack (right), to see what stacking did"),
         OptionSpec(names: ["--transforms"], valueName: "file.json",
-                   help: "stack with the per-frame transforms (and reference, and left-out frames) of a report or a file of its shape, without registering"),
+                   help: "stack with the per-frame transforms (and reference, and left-out frames) of a report or a file of its shape, without registering; repeat it for the slices stack register --frames wrote"),
+        OptionSpec(names: ["--partial"], valueName: "file.fits",
+                   help: "write this shard's piece for stack merge instead of an image: the average's sums Σw·x and Σw of the --frames slice, or with --rows one band of the output (32-bit float FITS); see docs/cluster.md"),
+        OptionSpec(names: ["--frames"], valueName: "a:b",
+                   help: "with --partial (average) or stack register: only frames a to b − 1 (from 0), against the same reference"),
+        OptionSpec(names: ["--rows"], valueName: "i/N",
+                   help: "with --partial: band i (from 0) of N bands of rows of the output, over all frames; for the robust modes"),
         OptionSpec(names: ["--weights"], valueName: "equal|auto|fwhm|stars",
                    help: "frame weights for the average and the mean of --reject and sigma-clip; auto = inverse noise variance; with --align stars: fwhm = (reference FWHM / FWHM)², stars = stars found / the reference's (default: equal)"),
         OptionSpec(names: ["--kappa"], valueName: "k|low,high",
@@ -157,7 +163,11 @@ struct StackCommand {
         /// Where to write the reference frame beside the stack, if anywhere.
         var beforeAfter: FilePath?
         /// A report (or file of its shape) whose transforms replace registration.
-        var transforms: FilePath?
+        var transforms: [FilePath] = []
+        /// Where to write this shard's piece (`--partial`), if anywhere.
+        var partial: FilePath?
+        /// The band of rows `--rows i/N` asks for.
+        var rows: (band: Int, of: Int)?
         var quality = 95
         var depth: Int?
         var quiet = false
@@ -200,12 +210,13 @@ struct StackCommand {
         try parseCalibration(args, into: &s.options.calibration)
         try parseLimits(args, into: &s.options)
         try parseOutput(args, into: &s)
-        if let conflict = s.options.starMeasureConflict(transformsGiven: s.transforms != nil) {
+        try parseShards(args, into: &s)
+        if let conflict = s.options.starMeasureConflict(transformsGiven: !s.transforms.isEmpty) {
             throw UsageError(description: conflict)
         }
         s.inputs = args.positionals
         guard !s.inputs.isEmpty else { throw UsageError(description: "no frames given") }
-        if s.output == nil {
+        if s.output == nil && s.partial == nil {
             let named = s.format.flatMap { ImageFormat.fromExtension(of: FilePath("x." + $0)) }
             try checkDepth(s.depth, format: named ?? ImageFormat.fromExtension(of: s.inputs[0]) ?? .jpeg)
         }
@@ -395,12 +406,12 @@ struct StackCommand {
             }
             s.beforeAfter = v
         }
-        if let v = args.values["--transforms"] {
-            guard !v.isEmpty else { throw UsageError(description: "--transforms needs a file name") }
+        if let parts = args.lists["--transforms"] {
+            guard !parts.contains(where: \.isEmpty) else { throw UsageError(description: "--transforms needs a file name") }
             guard args["--reference"] == nil else {
                 throw UsageError(description: "--transforms takes the reference from its file; drop --reference")
             }
-            s.transforms = v
+            s.transforms = parts
         }
     }
 

@@ -25,6 +25,10 @@ enum Subcommands {
     static let all: [Entry] = [
         Entry(name: "compare", abstract: CompareCommand.abstract, specs: CompareCommand.specs,
               exitCodes: CompareCommand.exitCodes, run: CompareCommand.main),
+        Entry(name: "register", abstract: RegisterCommand.abstract, specs: RegisterCommand.allSpecs,
+              exitCodes: RegisterCommand.exitCodes, run: RegisterCommand.run),
+        Entry(name: "merge", abstract: MergeCommand.abstract, specs: MergeCommand.specs,
+              exitCodes: MergeCommand.exitCodes, run: MergeCommand.run),
     ]
 
     /// The subcommand `arguments` start with, and the arguments after it; nil to stack.

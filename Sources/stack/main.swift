@@ -81,9 +81,10 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
     let frames = FrameSource.frames(in: settings.inputs)
     try FolderExpansion.requireTwoFrames(frames.count, folders: expanded.folders)
     try StackCommand.checkReference(options, frameCount: frames.count)
-    if let file = settings.transforms {
-        try TransformsFile.read(file).apply(to: &options, frameCount: frames.count, path: file)
+    if let file = settings.transforms.first {
+        try TransformsFile.read(settings.transforms).apply(to: &options, frameCount: frames.count, path: file)
     }
+    if settings.partial != nil { return try writePiece(settings, options: options, frames: frames, terminal: terminal) }
     options.temporaryDirectory = AtomicFile.folder(of: output)
     options.outputBitDepth = settings.depth ?? (ImageFormat.fromExtension(of: output) ?? .jpeg).stackDepth(reference: 8)
     let modeName = options.rejection.map { "reject \($0.name.rawValue)" } ?? options.mode.rawValue

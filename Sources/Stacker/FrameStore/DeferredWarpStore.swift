@@ -172,16 +172,18 @@ public final class DeferredWarpStore: @unchecked Sendable {
     }
 
     /// `reduceImage`, with the part of the threads' time spent warping and
-    /// quantising the strips (0…1), for the run's stage timings.
-    public func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+    /// quantising the strips (0…1), for the run's stage timings. With
+    /// `rows`, only the strips holding those rows are warped and reduced;
+    /// the other rows of the image are left unset.
+    public func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int, rows wanted: Range<Int>? = nil) throws
         -> (image: Image, warpShare: Double) {
         try FrameStore.checkReduction(kernel, weights: weights, frameCount: frameCount)
         let network = FrameStore.network(for: kernel, frameCount: frameCount, limit: FrameStore.networkLimit)
         let kept = slots.withLock { $0.kept }
         let w = width, h = height, c = channels, n = frameCount
         let rowsPerStrip = stripRows
-        let strips = (h + rowsPerStrip - 1) / rowsPerStrip
-        let workers = max(1, min(threads, strips))
+        let strips = FrameStore.strips(holding: wanted, height: h, stripRows: rowsPerStrip)
+        let workers = max(1, min(threads, strips.count))
         // One strip store per thread, made here so a failure throws.
         let stripStores = try (0..<workers).map { _ in
             try FrameStore(width: w, height: rowsPerStrip, channels: c, frameCount: n, depth: depth,
@@ -193,7 +195,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
         let arrays = [[Float]](uninitialized: c, count: w * h) { outputs in
             let whole = StripJob(store: stripStores[0], kernel: kernel, weights: weights, network: network,
                                  outputs: outputs, counts: nil, equalWeights: equalWeights)
-            let nextStrip = Atomic<Int>(0)
+            let nextStrip = Atomic<Int>(strips.lowerBound)
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var warping = Duration.zero
                 let began = ContinuousClock.now
@@ -206,7 +208,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
                 let scratch = StripScratch(frames: n, channels: c, width: w)
                 while true {
                     let s = nextStrip.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard s < strips else { break }
+                    guard s < strips.upperBound else { break }
                     let rows = s * rowsPerStrip..<min(h, (s + 1) * rowsPerStrip)
                     let fill = ContinuousClock.now
                     for (f, frame) in kept.enumerated() {

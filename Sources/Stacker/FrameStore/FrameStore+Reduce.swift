@@ -31,8 +31,18 @@ extension FrameStore {
 
     /// `reduce` without the coverage counts (the pipeline does not use
     /// them): no count plane is allocated (48 MB of fresh pages at 12 MP).
-    func reduceImage(_ kernel: RobustKernel, weights: [Float], threads: Int) throws -> Image {
-        try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit, counts: false).image
+    /// With `rows`, only the strips holding those rows are reduced; the
+    /// other rows of the image are left unset (a `--rows` shard keeps its band).
+    func reduceImage(_ kernel: RobustKernel, weights: [Float], threads: Int, rows: Range<Int>? = nil) throws -> Image {
+        try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit,
+                   scalarPastNetwork: false, counts: false, rejectionMap: false, rows: rows).image
+    }
+
+    /// The strips of `stripRows` rows, of `height`, that hold `rows` (all when nil).
+    static func strips(holding rows: Range<Int>?, height: Int, stripRows: Int) -> Range<Int> {
+        let all = (height + stripRows - 1) / stripRows
+        guard let rows else { return 0..<all }
+        return min(all, max(0, rows.lowerBound) / stripRows)..<min(all, (rows.upperBound + stripRows - 1) / stripRows)
     }
 
     /// `reduce` with the SIMD-path limit as a parameter (tests force the
@@ -71,14 +81,14 @@ extension FrameStore {
     /// The reduction behind `reduce` and `reduceWithRejectionMap`; with
     /// `rejectionMap` every pixel takes the scalar path.
     private func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
-                        scalarPastNetwork: Bool, counts: Bool, rejectionMap: Bool) throws
+                        scalarPastNetwork: Bool, counts: Bool, rejectionMap: Bool, rows: Range<Int>? = nil) throws
         -> (image: Image, coverageCount: Plane, map: (low: Plane, high: Plane)?) {
         try Self.checkReduction(kernel, weights: weights, frameCount: frameCount)
         let w = width, h = height, c = channels
         let planeSize = w * h
         let network = rejectionMap ? nil : Self.network(for: kernel, frameCount: frameCount, limit: networkLimit)
-        let strips = (h + Self.stripRows - 1) / Self.stripRows
-        let workers = max(1, min(threads, strips))
+        let strips = Self.strips(holding: rows, height: h, stripRows: Self.stripRows)
+        let workers = max(1, min(threads, strips.count))
         // The output arrays are written in place (no zero fill, no copy): every
         // pixel of every plane is written exactly once by the strip threads.
         let mapPlanes = rejectionMap ? 2 : 0
@@ -93,13 +103,13 @@ extension FrameStore {
             // Threads take the next strip from a shared counter, so a thread
             // slowed by other load does not hold up the rest; each pixel is
             // computed the same way whichever thread takes it.
-            let nextStrip = Atomic<Int>(0)
+            let nextStrip = Atomic<Int>(strips.lowerBound)
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 let scratch = StripScratch(frames: job.store.frameCount, channels: job.store.channels,
                                            width: job.store.width)
                 while true {
                     let strip = nextStrip.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard strip < strips else { break }
+                    guard strip < strips.upperBound else { break }
                     let y0 = strip * Self.stripRows
                     let y1 = min(y0 + Self.stripRows, job.store.height)
                     job.reduceRows(y0..<y1, scratch)

@@ -102,6 +102,21 @@ enum FITSCodec {
         }
     }
 
+    /// The values of those of the keywords `names` the image HDU's header
+    /// holds (strings without their quotes, numbers as written), by name.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    @inline(never)
+    static func keywordValues(_ bytes: [UInt8], names: [String], path: String) throws -> [String: String] {
+        try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> [String: String] in
+            try withFile(bytes, path: path) { file throws(StackerError) -> [String: String] in
+                _ = try locateImage(file, path: path)
+                var found: [String: String] = [:]
+                for name in names { found[name] = try keyword(file, name, path: path) }
+                return found
+            }
+        }
+    }
+
     /// Decodes frame `frame` (from 0) of the image HDU (see the type's
     /// description): planes, bit depth (8, 16 or 32) and the carried
     /// keywords. A file of one frame has only frame 0.

@@ -125,12 +125,29 @@ struct Combiner {
         }
     }
 
+    /// The average's unnormalised sums: Σw·x per channel (the running
+    /// mean times the weight sum, so within float rounding of the sum) and
+    /// Σw per pixel; the accumulator is emptied. nil for a robust kernel or
+    /// an average in Y, Cb, Cr, which keep no such sums on the output grid.
+    mutating func partialSums() -> (sums: [Plane], weight: Plane)? {
+        guard case .average(var acc) = state else { return nil }
+        state = .folding
+        let weight = acc.weightSum
+        let sums = acc.mean.map { mean in
+            Plane(width: width, height: height, pixels: zip(mean.pixels, weight.pixels).map { $0 * $1 })
+        }
+        acc.removeAll()
+        return (sums, weight)
+    }
+
     /// The combined image; `weights` has one entry per frame (0 for unused).
     /// The combiner is emptied as it goes: each accumulator or frame store
     /// gives its memory back once read, so the output's buffers reuse it.
     /// `warpShare` is the part of the work spent warping (deferred warps).
     /// With `makesRejectionMap` the map comes too (nil otherwise).
-    mutating func finish(weights: [Float], threads: Int) throws
+    /// With `rows`, a robust kernel reduces only what those output rows
+    /// need (the rest of the image is left unset); the average ignores it.
+    mutating func finish(weights: [Float], threads: Int, rows: Range<Int>? = nil) throws
         -> (image: Image, warpShare: Double, rejectionMap: RejectionMap?) {
         if makesRejectionMap, case .robust(let store as FrameStore, let kernel) = state {
             state = .folding
@@ -138,12 +155,12 @@ struct Combiner {
             let r = try store.reduceWithRejectionMap(kernel, weights: weights, threads: threads)
             return (r.image, 0, RejectionMap(low: r.rejectedLow, high: r.rejectedHigh))
         }
-        let (image, warpShare) = try finishImage(weights: weights, threads: threads)
+        let (image, warpShare) = try finishImage(weights: weights, threads: threads, rows: rows)
         return (image, warpShare, nil)
     }
 
     /// `finish` without a rejection map.
-    private mutating func finishImage(weights: [Float], threads: Int) throws -> (image: Image, warpShare: Double) {
+    private mutating func finishImage(weights: [Float], threads: Int, rows: Range<Int>?) throws -> (image: Image, warpShare: Double) {
         // Each case empties `state` first, so its bindings hold the only
         // references and emptying them frees the memory.
         switch state {
@@ -162,16 +179,18 @@ struct Combiner {
         case .robust(let store, let kernel):
             state = .folding
             defer { store.removeAll() }
-            return try store.reduceTimed(kernel, weights: weights, threads: threads)
+            return try store.reduceTimed(kernel, weights: weights, threads: threads, rows: rows)
         case .robustYCbCr(let luma, let chroma, let kernel, let factor):
             state = .folding
             // Y is moved out of its image, so `rgb` can reuse its buffer.
             let start = ContinuousClock.now
-            let (yImage, yShare) = try luma.reduceTimed(kernel, weights: weights, threads: threads)
+            let (yImage, yShare) = try luma.reduceTimed(kernel, weights: weights, threads: threads, rows: rows)
             var y = yImage.planes
             luma.removeAll()
             let ySeconds = seconds(since: start)
-            let (c, cShare) = try chroma.reduceTimed(kernel, weights: weights, threads: threads)
+            // Chroma upsampling (Lanczos-3) reads 3 chroma rows either side.
+            let chromaRows = rows.map { ($0.lowerBound / factor - 4)..<($0.upperBound / factor + 5) }
+            let (c, cShare) = try chroma.reduceTimed(kernel, weights: weights, threads: threads, rows: chromaRows)
             chroma.removeAll()
             let cSeconds = seconds(since: start) - ySeconds
             let rgb = YCbCr.rgb(luma: y.removeFirst(), cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
@@ -191,7 +210,8 @@ protocol RobustFrameStore: AnyObject, Sendable {
     func store(frame index: Int, warping frame: RowWarper, gains: [(gain: Float, offset: Float)]) throws
     /// The stacked image, reduced with `kernel` on `threads` threads, and
     /// the part of that work spent warping (0…1).
-    func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+    /// With `rows`, only the strips holding those rows are reduced.
+    func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int, rows: Range<Int>?) throws
         -> (image: Image, warpShare: Double)
     /// Drops every frame and gives the memory back.
     func removeAll()
@@ -201,9 +221,9 @@ protocol RobustFrameStore: AnyObject, Sendable {
 
 extension FrameStore: RobustFrameStore {
     /// `reduceImage`; its frames were warped as they were stored.
-    func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int) throws
+    func reduceTimed(_ kernel: RobustKernel, weights: [Float], threads: Int, rows: Range<Int>?) throws
         -> (image: Image, warpShare: Double) {
-        (try reduceImage(kernel, weights: weights, threads: threads), 0)
+        (try reduceImage(kernel, weights: weights, threads: threads, rows: rows), 0)
     }
 }
 

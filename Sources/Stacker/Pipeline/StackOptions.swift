@@ -98,6 +98,17 @@ public struct StackOptions: Sendable {
     /// gives: a report's unused frames when its transforms are reused
     /// (`TransformsFile`). The reference cannot be left out.
     public var excludedFrames: [Int: String] = [:]
+    /// Only these frames (indices into the input list) are registered and
+    /// combined; the others are left out with a record saying so. The
+    /// reference fixes the grid wherever it is, and is combined only when
+    /// the range holds it. nil: every frame. A shard's slice of the burst
+    /// (`stack --frames a:b`, `register(_:options:progress:)`, `PartialSums`).
+    public var frameRange: Range<Int>?
+    /// What the run makes: the image, or only the records, or partial sums.
+    var product: StackProduct = .image
+    /// Only band `band` of `of` of the output's rows is wanted
+    /// (`RowBand.rows`): a robust kernel reduces only what it needs.
+    var rowBand: (band: Int, of: Int)?
     /// Index of the reference frame in the input list (default 0).
     public var referenceIndex: Int = 0
     /// Choose the reference automatically (the sharpest frame), ignoring `referenceIndex`.

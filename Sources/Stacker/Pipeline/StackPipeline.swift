@@ -26,14 +26,17 @@ enum StackPipeline {
         let clock = StageClock()
         let names = sources.indices.map { sources[$0].name(at: $0) }
         try validate(requested, frameCount: sources.count, names: names)
-        let (options, sharpness) = try choosingReference(requested, sources: sources, names: names, clock: clock)
+        let (chosen, sharpness) = try choosingReference(requested, sources: sources, names: names, clock: clock)
+        let options = chosen.slicedToFrameRange(frameCount: sources.count)
         let threads = max(1, options.threads)
         let duplicates = duplicateIndices(sources)
 
         // The reference fixes the grid, the channel count, the registrar and
         // the colour form; the first other frame is decoded meanwhile.
         let referenceForm = StackPlan.referenceForm(options)
-        let early = sources.indices.first { $0 != options.referenceIndex && duplicates[$0] == nil }.map {
+        let early = sources.indices.first {
+            $0 != options.referenceIndex && duplicates[$0] == nil && options.excludedFrames[$0] == nil
+        }.map {
             EarlyDecode(index: $0, source: sources[$0], maxPixels: options.maxPixels, form: referenceForm)
         }
         var reference = try clock.time(.decode) {
@@ -42,6 +45,8 @@ enum StackPipeline {
         let calibration = try calibrating(&reference, options: options, clock: clock)
         clock.time(.calibrate) { reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance) }
         let plan = StackPlan(options: options, reference: reference.planFacts, frameCount: sources.count)
+        let channels = reference.channels
+        let band = options.rowBand.map { RowBand.rows(band: $0.band, of: $0.of, height: reference.height) }
         // Built before the workers start: populating its memory while they
         // decode would contend with their allocations.
         var combiner = try Combiner(plan: plan.combination, width: reference.width, height: reference.height,
@@ -62,7 +67,8 @@ enum StackPipeline {
         // Workers decode, register and warp ahead (at most `threads + 1`
         // frames in flight); this thread builds the registrar meanwhile, then
         // folds or stores the frames in input order.
-        var collector = FrameCollector(total: sources.count, sharpness: sharpness, threads: threads, clock: clock)
+        var collector = FrameCollector(total: sources.count, sharpness: sharpness, threads: threads, clock: clock,
+                                       folds: options.product != .records)
         try orderedPipeline(count: sources.count, threads: threads, window: threads + 1, prelude: {
             try publishSetup(to: registration, from: &setupReference, options: options, plan: plan,
                              referenceName: names[options.referenceIndex], clock: clock)
@@ -79,7 +85,20 @@ enum StackPipeline {
         let selection = options.keep.flatMap {
             keeping($0, reports: &reports, warnings: &warnings, combiner: &combiner, options: options)
         }
-        let (image, map) = try combining(reports, with: &combiner, threads: threads, clock: clock, progress: progress)
+        if options.product != .image {
+            var result = StackResult(image: Image(width: 0, height: 0, channels: channels), frames: reports,
+                                     referenceIndex: options.referenceIndex, metadata: carried, options: options,
+                                     timings: clock.reading, warnings: warnings)
+            if options.product == .partialSums {
+                result.partialSums = combiner.partialSums().map {
+                    PartialSums(sums: $0.sums, weight: $0.weight, frames: options.frameRange ?? 0..<sources.count,
+                                names: names, options: options, bitDepth: carried.bitDepth)
+                }
+            }
+            return result
+        }
+        let (image, map) = try combining(reports, with: &combiner, threads: threads, rows: band, clock: clock,
+                                         progress: progress)
         var result = StackResult(image: image, frames: reports, referenceIndex: options.referenceIndex,
                                  metadata: carried, options: options, timings: clock.reading, warnings: warnings)
         result.rejectionMap = map
@@ -133,6 +152,9 @@ enum StackPipeline {
         }
         if options.makesRejectionMap && options.rejection == nil && options.mode != .sigmaClip {
             throw StackerError.invalidInput(path: "", reason: "a rejection map needs a rejecting stack (a rejection algorithm or sigma-clip), not \(options.mode.rawValue)")
+        }
+        if let range = options.frameRange, range.isEmpty || range.lowerBound < 0 || range.upperBound > frameCount {
+            throw StackerError.invalidInput(path: "", reason: "the frames \(range.lowerBound):\(range.upperBound) are not a slice of 0:\(frameCount)")
         }
         if let index = options.excludedFrames.keys.first(where: { !(0..<frameCount).contains($0) || $0 == options.referenceIndex }) {
             throw StackerError.invalidInput(path: "", reason: index == options.referenceIndex
@@ -188,7 +210,7 @@ enum StackPipeline {
     /// Reduces the combiner to the stacked image, once at least two frames
     /// were used (`reports`: every frame's record).
     private static func combining(_ reports: [FrameReport], with combiner: inout Combiner, threads: Int,
-                                  clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws
+                                  rows: Range<Int>? = nil, clock: StageClock, progress: @Sendable (StackProgress) -> Void) throws
         -> (image: Image, rejectionMap: RejectionMap?) {
         let used = reports.filter(\.used).count
         guard used >= 2 else {
@@ -197,7 +219,7 @@ enum StackPipeline {
         }
         progress(StackProgress(stage: .combining, completed: 0, total: used, path: nil))
         let weights = reports.map { $0.used ? Float($0.weight) : 0 }
-        let (finished, seconds) = try measure { try combiner.finish(weights: weights, threads: threads) }
+        let (finished, seconds) = try measure { try combiner.finish(weights: weights, threads: threads, rows: rows) }
         // Deferred warps run inside the reduce: their share of its wall time counts as warp.
         clock.addFused(seconds, warpShare: finished.warpShare)
         return (finished.image, finished.rejectionMap)
@@ -248,8 +270,11 @@ struct FrameCollector {
     private let sharpness: [Double?]
     private let threads: Int
     private let clock: StageClock
+    /// Whether frames are folded into the average (not when only records are made).
+    private let folds: Bool
 
-    init(total: Int, sharpness: [Double?], threads: Int, clock: StageClock) {
+    init(total: Int, sharpness: [Double?], threads: Int, clock: StageClock, folds: Bool = true) {
+        self.folds = folds
         self.total = total
         self.sharpness = sharpness
         self.threads = threads
@@ -261,7 +286,7 @@ struct FrameCollector {
                        progress: @Sendable (StackProgress) -> Void) {
         var prepared = prepared
         if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
-        if let frame = prepared.frame {
+        if folds, let frame = prepared.frame {
             pending.append(Combiner.FoldFrame(frame: frame, chroma: prepared.chroma,
                                               weight: Float(prepared.report.weight), gains: prepared.gains))
             if pending.count >= Combiner.foldBatch { flush(into: &combiner) }

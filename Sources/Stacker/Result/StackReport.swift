@@ -32,22 +32,7 @@ public struct StackReport: Sendable {
         out += "  \"height\": \(result.image.height),\n"
         out += "  \"frames\": [\n"
         for (i, f) in result.frames.enumerated() {
-            let rows = f.transform.rows.map { "[" + $0.map(JSONText.number).joined(separator: ", ") + "]" }
-            out += "    { \"path\": \(JSONText.string(f.path)), \"dx\": \(JSONText.number(f.dx)), \"dy\": \(JSONText.number(f.dy)),\n"
-            out += "      \"transform\": [\(rows.joined(separator: ", "))],\n"
-            out += "      \"score\": \(JSONText.number(f.score)), \"used\": \(f.used), "
-            out += "\"reason\": \(f.reason.map(JSONText.string) ?? "null"), \"weight\": \(JSONText.number(f.weight))"
-            if let agreement = f.overlapAgreement { out += ", \"overlapAgreement\": \(JSONText.number(agreement))" }
-            if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
-            if let note = f.alignmentNote { out += ", \"alignmentNote\": \(JSONText.string(note))" }
-            if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
-            if let b = f.background { out += ", \"background\": \(JSONText.number(b))" }
-            if let n = f.starsFound { out += ", \"starsFound\": \(n)" }
-            if let n = f.starsMatched { out += ", \"starsMatched\": \(n)" }
-            if let w = f.fwhm { out += ", \"fwhm\": \(JSONText.number(w))" }
-            if let r = f.roundness { out += ", \"roundness\": \(JSONText.number(r))" }
-            if f.colourConverted == true { out += ", \"colourConverted\": true" }
-            out += " }\(i + 1 < result.frames.count ? "," : "")\n"
+            out += Self.frameJSON(f) + "\(i + 1 < result.frames.count ? "," : "")\n"
         }
         out += "  ],\n"
         if let keep = result.selection {
@@ -64,6 +49,29 @@ public struct StackReport: Sendable {
         out += "\"warp\": \(JSONText.number(t.warp)), \"stack\": \(JSONText.number(t.stack)), "
         out += "\"encode\": \(JSONText.number(t.encode)), \"total\": \(JSONText.number(t.total)) }\n"
         out += "}\n"
+        return out
+    }
+
+    /// One frame's record as a JSON object on two lines, indented for the
+    /// `frames` array (no comma or newline after it).
+    static func frameJSON(_ f: FrameReport) -> String {
+        var out = ""
+        let rows = f.transform.rows.map { "[" + $0.map(JSONText.number).joined(separator: ", ") + "]" }
+        out += "    { \"path\": \(JSONText.string(f.path)), \"dx\": \(JSONText.number(f.dx)), \"dy\": \(JSONText.number(f.dy)),\n"
+        out += "      \"transform\": [\(rows.joined(separator: ", "))],\n"
+        out += "      \"score\": \(JSONText.number(f.score)), \"used\": \(f.used), "
+        out += "\"reason\": \(f.reason.map(JSONText.string) ?? "null"), \"weight\": \(JSONText.number(f.weight))"
+        if let agreement = f.overlapAgreement { out += ", \"overlapAgreement\": \(JSONText.number(agreement))" }
+        if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
+        if let note = f.alignmentNote { out += ", \"alignmentNote\": \(JSONText.string(note))" }
+        if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
+        if let b = f.background { out += ", \"background\": \(JSONText.number(b))" }
+        if let n = f.starsFound { out += ", \"starsFound\": \(n)" }
+        if let n = f.starsMatched { out += ", \"starsMatched\": \(n)" }
+        if let w = f.fwhm { out += ", \"fwhm\": \(JSONText.number(w))" }
+        if let r = f.roundness { out += ", \"roundness\": \(JSONText.number(r))" }
+        if f.colourConverted == true { out += ", \"colourConverted\": true" }
+        out += " }"
         return out
     }
 

@@ -52,6 +52,9 @@ public struct StackResult: Sendable {
     /// The frames `StackOptions.keep` dropped, with the measure and the
     /// cut-off; nil when it dropped none or was not set.
     public var selection: FrameSelection.Outcome?
+    /// The average's unnormalised sums over the run's frames, when the run
+    /// made them (`stackPartialSums`) instead of an image; else nil.
+    public var partialSums: PartialSums?
 
     /// A result; the pipeline makes these.
     public init(image: Image, frames: [FrameReport], referenceIndex: Int, metadata: CarriedMetadata,

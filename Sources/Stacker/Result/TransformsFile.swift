@@ -10,7 +10,10 @@ public import Registration
 /// three numbers, mapping the frame's pixel coordinates to the
 /// reference's) or `dx` and `dy` (a translation). An entry with `"used":
 /// false` is left out of the stack, with its `reason`. `reference`, when
-/// present, is the reference frame's index.
+/// present, is the reference frame's index. `first`, when present, is the
+/// index of the first entry's frame: a slice of the burst registered apart
+/// (`stack register --frames a:b`); the slices of one burst concatenate
+/// (`read(_:)` of several files).
 public struct TransformsFile: Sendable, Equatable {
     /// One frame's entry.
     public struct Entry: Sendable, Equatable {
@@ -27,6 +30,8 @@ public struct TransformsFile: Sendable, Equatable {
 
     /// The reference frame's index, when the file names one.
     public var reference: Int?
+    /// The frame index of the first entry (0 unless the file is a slice).
+    public var first = 0
     /// One entry per frame, in input order.
     public var frames: [Entry]
 
@@ -54,6 +59,10 @@ public struct TransformsFile: Sendable, Equatable {
         if let r = root["reference"] {
             guard let index = r.int, index >= 0 else { throw ShapeError(reason: "\"reference\" is not a frame index") }
             reference = index
+        }
+        if let f = root["first"] {
+            guard let index = f.int, index >= 0 else { throw ShapeError(reason: "\"first\" is not a frame index") }
+            first = index
         }
         self.frames = try frames.enumerated().map { i, entry in try Self.entry(entry, index: i) }
     }
