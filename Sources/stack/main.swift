@@ -55,7 +55,10 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     if let map = settings.rejectionMap, map == settings.report || map == settings.beforeAfter {
         throw StackerError.invalidInput(path: map.description, reason: "the rejection map and the report or before/after picture are the same file")
     }
-    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap].compactMap({ $0 }) {
+    if let map = settings.weightMap, [settings.report, settings.beforeAfter, settings.rejectionMap].contains(map) {
+        throw StackerError.invalidInput(path: map.description, reason: "the weight map and another extra output are the same file")
+    }
+    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap, settings.weightMap].compactMap({ $0 }) {
         try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
         guard extra != output else {
             throw StackerError.invalidInput(path: extra.description, reason: "this file is the output itself; choose another name")
@@ -83,6 +86,7 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
     try result.write(to: output, quality: settings.quality, depth: settings.depth)
     result.timings.addEncode(since: start)
     if let mapPath = settings.rejectionMap, let map = result.rejectionMap { try map.write(to: mapPath) }
+    if let mapPath = settings.weightMap, let map = result.weightMap { try StackCommand.writeWeightMap(map, to: mapPath) }
     if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
     if let picture = settings.beforeAfter {
         let reference = try frames[result.referenceIndex].image(maxPixels: options.maxPixels)
