@@ -54,8 +54,10 @@ struct SuperResolutionTests {
 
     /// A bright trail across one frame: the average drizzle keeps it, the
     /// sigma-clip drizzle (rejection decided against the 1× clipped stack)
-    /// drops it. Measured: the trail's truth pixels are off by 0.048 in the
-    /// average and by 0.0058 with sigma-clip.
+    /// drops it. Measured: over the truth rows under the trail the mean
+    /// signed error is +0.0146 for the average, −0.0013 for sigma-clip,
+    /// whose PSNR over the whole image (21.51 dB) is not below the
+    /// average's on the same frames.
     @Test("sigma-clip drizzle skips the samples the 1× rejection flags: a trail in one frame goes")
     func sigmaClipDropsTrail() throws {
         var frames = Self.scene.frames
@@ -79,7 +81,6 @@ struct SuperResolutionTests {
             return sum / Double(count)
         }
         let averageError = trailError(average), clippedError = trailError(clipped)
-        print("SR: trail average \(averageError) clipped \(clippedError) psnr \(Self.psnr(clipped))")
         #expect(averageError > 3 * abs(clippedError), "trail error: average \(averageError), sigma-clip \(clippedError)")
         #expect(Self.psnr(clipped) >= Self.psnr(average), "sigma-clip drizzle \(Self.psnr(clipped)) dB, average \(Self.psnr(average)) dB")
     }
