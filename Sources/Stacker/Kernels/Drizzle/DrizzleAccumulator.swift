@@ -152,3 +152,9 @@ public final class DrizzleAccumulator: @unchecked Sendable {
         max(3 * half * 2 / 2.3548, 0.75)
     }
 }
+
+// References
+// - A. S. Fruchter and R. N. Hook, "Drizzle: A Method for the Linear
+//   Reconstruction of Undersampled Images", PASP 114 (2002) 144–152.
+// - The DrizzlePac Handbook (STScI): the square and Gaussian kernels,
+//   pixfrac, and the weight image.
