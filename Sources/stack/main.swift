@@ -98,7 +98,8 @@ func stackFrames(_ settings: StackCommand.Settings, terminal: Terminal) throws {
         let used = result.frames.filter(\.used).count
         let note = settings.output == nil ? " (no --output given)" : ""
         let picture = settings.beforeAfter.map { "; before/after: \($0)" } ?? ""
-        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)\(picture)")
+        let drizzle = options.drizzle.map { ", drizzled ×\($0.scale) (\($0.kernel.rawValue), pixfrac \($0.pixfrac))" } ?? ""
+        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)\(drizzle)\(picture)")
     }
 }
 
