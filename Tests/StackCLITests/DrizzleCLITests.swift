@@ -25,6 +25,17 @@ struct DrizzleCLITests {
         #expect(least > 0, "least weight inside \(least)")
     }
 
+    @Test("an output past --max-pixels is refused with one line and exit 1, nothing written")
+    func outputTooLarge() throws {
+        let folder = try CLIHarness.temporaryFolder()
+        try SuperResolutionScene(width: 40, height: 32, frameCount: 3, seed: 4).write(to: folder)
+        let frames = (0..<3).map { String(format: "frames/frame_%03d.png", $0) }
+        let run = try CLIHarness.run(["--scale", "2", "--max-pixels", "2000", "-o", "sr.png"] + frames, in: folder)
+        #expect(run.status == 1, "\(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("--max-pixels"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/sr.png"))
+    }
+
     @Test("drizzle options without --scale, with the median, or out of range are usage errors (exit 2)")
     func usageErrors() throws {
         for arguments in [["--pixfrac", "0.5"], ["--scale", "2", "--mode", "median"], ["--scale", "5"],

@@ -31,6 +31,10 @@ enum DrizzlePass {
     static func run(_ input: Input, clock: StageClock) throws -> (image: Image, weights: Plane) {
         let options = input.options, threads = max(1, options.threads)
         let used = input.reports.indices.filter { input.reports[$0].used }
+        let size = input.drizzle.outputSize(width: input.stack.width, height: input.stack.height)
+        guard size.width * size.height <= options.maxPixels else {
+            throw StackerError.invalidInput(path: "", reason: "--scale \(input.drizzle.scale) would make a \(size.width)×\(size.height) output, more pixels than the limit of \(options.maxPixels) (--max-pixels)")
+        }
         let reference = try clock.time(.decode) { try decode(options.referenceIndex, input) }
         let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let mosaic = reference.pattern != nil

@@ -29,7 +29,8 @@ public final class DrizzleAccumulator: @unchecked Sendable {
     public let options: DrizzleOptions
     /// Whether the frames are mosaics.
     private let mosaic: Bool
-    /// S: `channels` planes of `width × height`, then W: `channels` planes.
+    /// Per output pixel, in row-major order, `channels` sums S then
+    /// `channels` weights W: one drop touches one cache line per pixel.
     private let sums: UnsafeMutableBufferPointer<Float>
     /// Output rows per band of `add`.
     private static let bandRows = 16
@@ -69,12 +70,11 @@ public final class DrizzleAccumulator: @unchecked Sendable {
         let n = width * height
         var planes: [Plane] = []
         for c in 0..<channels {
-            let wBase = (channels + c) * n
             var plane = Plane(width: width, height: height)
             for i in 0..<n {
-                let w = sums[wBase + i]
+                let w = sums[(2 * i + 1) * channels + c]
                 if w > 0 {
-                    plane.pixels[i] = sums[c * n + i] / w
+                    plane.pixels[i] = sums[2 * i * channels + c] / w
                 } else {
                     let x = Double(i % width), y = Double(i / width)
                     plane.pixels[i] = fill(c, (x + 0.5) / options.scale - 0.5, (y + 0.5) / options.scale - 0.5)
@@ -85,7 +85,7 @@ public final class DrizzleAccumulator: @unchecked Sendable {
         var map = Plane(width: width, height: height)
         for i in 0..<n {
             var least = Float.infinity
-            for c in 0..<channels { least = min(least, sums[(channels + c) * n + i]) }
+            for c in 0..<channels { least = min(least, sums[(2 * i + 1) * channels + c]) }
             map.pixels[i] = least
         }
         return (Image(width: width, height: height, planes: planes), map)
@@ -93,50 +93,68 @@ public final class DrizzleAccumulator: @unchecked Sendable {
 
     /// Drops every pixel of `frame` whose drop may reach `rows` onto those rows.
     private func drop(_ frame: DrizzleFrame, weight: Float, rows: Range<Int>) {
-        let reach = options.kernel == .square ? frame.dropHalf : Self.gaussianReach(frame.dropHalf)
+        let square = options.kernel == .square, half = frame.dropHalf
+        let reach = square ? half : Self.gaussianReach(half)
         let top = Float(rows.lowerBound) - reach, bottom = Float(rows.upperBound) + reach
-        let n = width * height, inWidth = frame.width
-        let sigma = frame.dropHalf * 2 / 2.3548
+        let inWidth = frame.width, outWidth = width, channels = channels
+        let sigma = half * 2 / 2.3548, twoSigma2 = 2 * sigma * sigma
         // The Gaussian's peak, so that its integral is the square drop's area.
-        let peak = 4 * frame.dropHalf * frame.dropHalf / (2 * Float.pi * sigma * sigma)
-        for y in 0..<frame.height {
-            let span = frame.rowSpan[y]
-            guard span.high > top, span.low < bottom else { continue }
-            for x in 0..<inWidth {
-                let i = y * inWidth + x
-                let cx = frame.centreX[i], cy = frame.centreY[i]
-                guard cy > top, cy < bottom, cx.isFinite else { continue }
-                let y0 = max(rows.lowerBound, Int((cy - reach).rounded(.down)))
-                let y1 = min(rows.upperBound - 1, Int((cy + reach).rounded(.up)) - 1)
-                let x0 = max(0, Int((cx - reach).rounded(.down)))
-                let x1 = min(width - 1, Int((cx + reach).rounded(.up)) - 1)
-                guard y0 <= y1, x0 <= x1 else { continue }
-                // A mosaic's sample feeds its colour alone; else plane c feeds channel c.
-                let colour = frame.mosaic?.channel(x: x, y: y)
-                let planeCount = colour == nil ? channels : 1
-                for oy in y0...y1 {
-                    for ox in x0...x1 {
-                        let a: Float
-                        if options.kernel == .square {
-                            a = Self.overlap(Float(ox), cx, frame.dropHalf) * Self.overlap(Float(oy), cy, frame.dropHalf)
-                        } else {
-                            let dx = Float(ox) + 0.5 - cx, dy = Float(oy) + 0.5 - cy
-                            let r2 = dx * dx + dy * dy
-                            a = r2 <= reach * reach ? peak * Float(exp(Double(-r2 / (2 * sigma * sigma)))) : 0
-                        }
-                        guard a > 0 else { continue }
-                        let o = oy * width + ox, aw = a * weight
-                        for p in 0..<planeCount {
-                            let d = frame.planes[p].pixels[i]
-                            guard d.isFinite else { continue }
-                            let channel = colour ?? p
-                            sums[channel * n + o] += aw * d
-                            sums[(channels + channel) * n + o] += aw
+        let peak = 4 * half * half / (Float.pi * twoSigma2)
+        let sums = sums.baseAddress!
+        frame.centreX.withUnsafeBufferPointer { xs in
+        frame.centreY.withUnsafeBufferPointer { ys in
+        Self.withSamplePointers(frame.planes[...]) { samples in
+            for y in 0..<frame.height {
+                let span = frame.rowSpan[y]
+                guard span.high > top, span.low < bottom else { continue }
+                let rowColours = frame.mosaic.map { pattern in (pattern.channel(x: 0, y: y), pattern.channel(x: 1, y: y)) }
+                for x in 0..<inWidth {
+                    let i = y * inWidth + x
+                    let cx = xs[i], cy = ys[i]
+                    guard cy > top, cy < bottom, cx.isFinite else { continue }
+                    let y0 = max(rows.lowerBound, Int((cy - reach).rounded(.down)))
+                    let y1 = min(rows.upperBound - 1, Int((cy + reach).rounded(.up)) - 1)
+                    let x0 = max(0, Int((cx - reach).rounded(.down)))
+                    let x1 = min(outWidth - 1, Int((cx + reach).rounded(.up)) - 1)
+                    guard y0 <= y1, x0 <= x1 else { continue }
+                    // A mosaic's sample feeds its colour alone; else plane c feeds channel c.
+                    let colour = rowColours.map { x & 1 == 0 ? $0.0 : $0.1 }
+                    let planeCount = colour == nil ? channels : 1
+                    for oy in y0...y1 {
+                        let overlapY = square ? Self.overlap(Float(oy), cy, half) : 0
+                        let dy = Float(oy) + 0.5 - cy
+                        for ox in x0...x1 {
+                            let a: Float
+                            if square {
+                                a = Self.overlap(Float(ox), cx, half) * overlapY
+                            } else {
+                                let dx = Float(ox) + 0.5 - cx
+                                let r2 = dx * dx + dy * dy
+                                a = r2 <= reach * reach ? peak * Float(exp(Double(-r2 / twoSigma2))) : 0
+                            }
+                            guard a > 0 else { continue }
+                            let o = oy * outWidth + ox, aw = a * weight
+                            for p in 0..<planeCount {
+                                let d = samples[p][i]
+                                guard d.isFinite else { continue }
+                                let channel = colour ?? p
+                                sums[2 * o * channels + channel] += aw * d
+                                sums[(2 * o + 1) * channels + channel] += aw
+                            }
                         }
                     }
                 }
             }
         }
+        }
+        }
+    }
+
+    /// Calls `body` with a pointer to each plane's samples, valid during the call.
+    private static func withSamplePointers(_ planes: ArraySlice<Plane>, _ taken: [UnsafePointer<Float>] = [],
+                                           _ body: ([UnsafePointer<Float>]) -> Void) {
+        guard let first = planes.first else { return body(taken) }
+        first.pixels.withUnsafeBufferPointer { withSamplePointers(planes.dropFirst(), taken + [$0.baseAddress!], body) }
     }
 
     /// The length `[pixel, pixel + 1)` shares with `[centre − half, centre + half)`.

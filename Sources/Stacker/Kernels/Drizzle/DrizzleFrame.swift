@@ -43,14 +43,21 @@ public struct DrizzleFrame: Sendable {
         var xs = [Float](repeating: .nan, count: width * height)
         var ys = [Float](repeating: .nan, count: width * height)
         var span = [(low: Float, high: Float)](repeating: (.infinity, -.infinity), count: height)
+        // The matrix read once; each row's terms in y computed once.
+        let m = transform.matrix
         for y in 0..<height {
             var low = Float.infinity, high = -Float.infinity
+            let fy = Double(y)
+            let bx = m[1] * fy + m[2], by = m[4] * fy + m[5], bw = m[7] * fy + m[8]
+            let row = y * width
             for x in 0..<width {
-                let p = transform.apply(x: Double(x), y: Double(y))
-                guard p.x.isFinite, p.y.isFinite else { continue }
-                let ox = Float(s * (p.x + 0.5)), oy = Float(s * (p.y + 0.5))
-                xs[y * width + x] = ox
-                ys[y * width + x] = oy
+                let fx = Double(x)
+                let w = m[6] * fx + bw
+                let px = (m[0] * fx + bx) / w, py = (m[3] * fx + by) / w
+                guard px.isFinite, py.isFinite else { continue }
+                let ox = Float(s * (px + 0.5)), oy = Float(s * (py + 0.5))
+                xs[row + x] = ox
+                ys[row + x] = oy
                 low = min(low, oy)
                 high = max(high, oy)
             }
