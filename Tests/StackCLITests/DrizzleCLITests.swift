@@ -13,10 +13,16 @@ struct DrizzleCLITests {
         try scene.write(to: folder)
         let frames = (0..<10).map { String(format: "frames/frame_%03d.png", $0) }
         let run = try CLIHarness.run(["--scale", "2", "--pixfrac=0.7", "--drizzle-kernel", "gaussian",
-                                      "--weight-map", "weights.fits", "-o", "sr.tif", "--depth", "16"] + frames, in: folder)
+                                      "--weight-map", "weights.fits", "-o", "sr.tif", "--depth", "16", "--report", "r.json"] + frames, in: folder)
         #expect(run.status == 0, "\(run.stderr)")
         let header = try ImageFile.readHeader(folder + "/sr.tif")
         #expect(header.width == 80 && header.height == 64 && header.channels == 3)
+        // The report names the drizzle; its transforms stay on the 1× reference grid, and read back.
+        let report = try String(contentsOfFile: folder + "/r.json", encoding: .utf8)
+        #expect(report.contains("\"drizzle\": { \"scale\": 2, \"pixfrac\": 0.7, \"kernel\": \"gaussian\" }"), "\(report.prefix(400))")
+        #expect(report.contains("\"width\": 80"))
+        let again = try CLIHarness.run(["--transforms", "r.json", "--scale", "2", "-o", "again.tif", "--depth", "16"] + frames, in: folder)
+        #expect(again.status == 0, "\(again.stderr)")
         let weights = try ImageFile.read(folder + "/weights.fits").image
         #expect(weights.width == 80 && weights.height == 64 && weights.channels == 1)
         // The shifts reach 2 frame pixels: 4 output pixels and one more for the drops' edges.
