@@ -151,7 +151,7 @@ public final class DrizzleAccumulator: @unchecked Sendable {
     }
 
     /// Calls `body` with a pointer to each plane's samples, valid during the call.
-    private static func withSamplePointers(_ planes: ArraySlice<Plane>, _ taken: [UnsafePointer<Float>] = [],
+    static func withSamplePointers(_ planes: ArraySlice<Plane>, _ taken: [UnsafePointer<Float>] = [],
                                            _ body: ([UnsafePointer<Float>]) -> Void) {
         guard let first = planes.first else { return body(taken) }
         first.pixels.withUnsafeBufferPointer { withSamplePointers(planes.dropFirst(), taken + [$0.baseAddress!], body) }

@@ -17,10 +17,11 @@ public import Registration
 public struct DrizzleRejection: Sendable {
     /// The 1× stack, on the reference grid.
     public let stack: Image
-    /// Per channel, Σ (d − centre)² and the sample count per 1× pixel;
-    /// then, after `finishMeasuring`, the spread (and the counts).
-    private var deviations: [Plane]
-    private var counts: [Plane]
+    /// Σ (d − centre)² per channel and 1× pixel (`channel · pixels + index`);
+    /// after `finishMeasuring`, the spread.
+    private var deviations: [Float]
+    /// The samples counted in `deviations`, laid out alike.
+    private var counts: [Float]
     /// Spreads below the centre a sample may lie.
     public let kappaLow: Float
     /// Spreads above the centre a sample may lie.
@@ -32,28 +33,35 @@ public struct DrizzleRejection: Sendable {
         self.stack = stack
         self.kappaLow = kappaLow
         self.kappaHigh = kappaHigh
-        deviations = stack.planes.map { Plane(width: $0.width, height: $0.height) }
+        deviations = [Float](repeating: 0, count: stack.channels * stack.pixelCount)
         counts = deviations
     }
 
     /// Adds `frame`'s deviations from the 1× stack to the spread.
     public mutating func measure(_ frame: DrizzleFrame, scale: Double) {
-        var sums = deviations, n = counts
-        Self.visit(frame, stack: stack, scale: scale) { channel, index, d, centre in
-            sums[channel].pixels[index] += (d - centre) * (d - centre)
-            n[channel].pixels[index] += 1
-            return false
+        let pixels = stack.pixelCount
+        deviations.withUnsafeMutableBufferPointer { sums in
+            counts.withUnsafeMutableBufferPointer { n in
+                Self.visit(frame, stack: stack, scale: scale) { channel, index, d, centre in
+                    sums[channel * pixels + index] += (d - centre) * (d - centre)
+                    n[channel * pixels + index] += 1
+                    return false
+                }
+            }
         }
-        deviations = sums
-        counts = n
     }
 
     /// Turns the measured deviations into spreads (3 × 3 pooled).
     public mutating func finishMeasuring() {
-        for c in deviations.indices {
-            let sum = Self.boxSum(deviations[c]), n = Self.boxSum(counts[c])
-            deviations[c].pixels = zip(sum.pixels, n.pixels).map { $1 > 0 ? ($0 / $1).squareRoot() : .infinity }
+        let w = stack.width, h = stack.height, pixels = stack.pixelCount
+        var spreads: [Float] = []
+        for c in 0..<stack.channels {
+            let part = c * pixels..<(c + 1) * pixels
+            let sum = Self.boxSum(Plane(width: w, height: h, pixels: Array(deviations[part])))
+            let n = Self.boxSum(Plane(width: w, height: h, pixels: Array(counts[part])))
+            spreads += zip(sum.pixels, n.pixels).map { $1 > 0 ? ($0 / $1).squareRoot() : .infinity }
         }
+        deviations = spreads
     }
 
     /// Sets to NaN the samples of `frame` that lie outside the bounds
@@ -62,11 +70,13 @@ public struct DrizzleRejection: Sendable {
     @discardableResult
     public func reject(_ frame: inout DrizzleFrame, scale: Double) -> Int {
         var rejected: [(plane: Int, index: Int)] = []
-        let spreads = deviations
-        Self.visit(frame, stack: stack, scale: scale) { channel, index, d, centre in
-            let spread = spreads[channel].pixels[index]
-            return d < centre - kappaLow * spread || d > centre + kappaHigh * spread
-        } rejected: { rejected.append(($0, $1)) }
+        let pixels = stack.pixelCount
+        deviations.withUnsafeBufferPointer { spreads in
+            Self.visit(frame, stack: stack, scale: scale) { channel, index, d, centre in
+                let spread = spreads[channel * pixels + index]
+                return d < centre - kappaLow * spread || d > centre + kappaHigh * spread
+            } rejected: { rejected.append(($0, $1)) }
+        }
         for r in rejected { frame.planes[r.plane].pixels[r.index] = .nan }
         return rejected.count
     }
@@ -74,21 +84,52 @@ public struct DrizzleRejection: Sendable {
     /// Calls `body(channel, 1× pixel index, sample, centre)` for every
     /// sample of `frame` that lands on the 1× grid, and `rejected(plane,
     /// sample index)` for those where it returns true.
+    @inline(__always)
     private static func visit(_ frame: DrizzleFrame, stack: Image, scale: Double, _ body: (Int, Int, Float, Float) -> Bool,
-                       rejected: (Int, Int) -> Void = { _, _ in }) {
+                              rejected: (Int, Int) -> Void = { _, _ in }) {
         let width = frame.width, w = stack.width, h = stack.height
-        for p in frame.planes.indices {
-            for i in 0..<frame.planes[p].pixels.count {
-                let d = frame.planes[p].pixels[i]
-                let cx = frame.centreX[i], cy = frame.centreY[i]
-                guard d.isFinite, cx.isFinite, cy.isFinite else { continue }
-                let channel = frame.mosaic?.channel(x: i % width, y: i / width) ?? p
-                let x = Double(cx) / scale - 0.5, y = Double(cy) / scale - 0.5
-                guard let centre = bilinear(stack.planes[channel], x: x, y: y) else { continue }
-                let nx = min(max(Int(x.rounded()), 0), w - 1), ny = min(max(Int(y.rounded()), 0), h - 1)
-                if body(channel, ny * w + nx, d, centre) { rejected(p, i) }
+        let inverse = 1 / scale, maxX = Double(w) - 0.5, maxY = Double(h) - 0.5
+        DrizzleAccumulator.withSamplePointers(stack.planes[...]) { centres in
+        DrizzleAccumulator.withSamplePointers(frame.planes[...]) { samples in
+        frame.centreX.withUnsafeBufferPointer { xs in
+        frame.centreY.withUnsafeBufferPointer { ys in
+            for p in samples.indices {
+                let plane = samples[p]
+                for row in 0..<frame.height {
+                    // A mosaic's colour by column parity; else the plane's own channel.
+                    let colours = frame.mosaic.map { ($0.channel(x: 0, y: row), $0.channel(x: 1, y: row)) } ?? (p, p)
+                    for column in 0..<width {
+                        let i = row * width + column
+                        let d = plane[i]
+                        let cx = xs[i], cy = ys[i]
+                        guard d.isFinite, cx.isFinite, cy.isFinite else { continue }
+                        let x = Double(cx) * inverse - 0.5, y = Double(cy) * inverse - 0.5
+                        guard x >= -0.5, y >= -0.5, x <= maxX, y <= maxY else { continue }
+                        let channel = column & 1 == 0 ? colours.0 : colours.1
+                        let centre = bilinear(centres[channel], width: w, height: h, x: x, y: y)
+                        // x, y ≥ −½ here, so truncating x + ½ rounds to the nearest pixel.
+                        let nx = min(Int(x + 0.5), w - 1), ny = min(Int(y + 0.5), h - 1)
+                        if body(channel, ny * w + nx, d, centre) { rejected(p, i) }
+                    }
+                }
             }
         }
+        }
+        }
+        }
+    }
+
+    /// The `width × height` plane at `base` sampled at `(x, y)`, bilinear,
+    /// clamped to the edge.
+    @inline(__always)
+    private static func bilinear(_ base: UnsafePointer<Float>, width: Int, height: Int, x: Double, y: Double) -> Float {
+        let cx = min(max(x, 0), Double(width - 1)), cy = min(max(y, 0), Double(height - 1))
+        let x0 = min(Int(cx), max(0, width - 2)), y0 = min(Int(cy), max(0, height - 2))
+        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+        let fx = Float(cx - Double(x0)), fy = Float(cy - Double(y0))
+        let top = base[y0 * width + x0] * (1 - fx) + base[y0 * width + x1] * fx
+        let bottom = base[y1 * width + x0] * (1 - fx) + base[y1 * width + x1] * fx
+        return top * (1 - fy) + bottom * fy
     }
 
     /// `plane` at `(x, y)`, bilinear, clamped to the edge; nil outside it
