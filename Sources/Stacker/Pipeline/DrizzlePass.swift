@@ -40,8 +40,13 @@ enum DrizzlePass {
         let mosaic = reference.pattern != nil
         let accumulator = DrizzleAccumulator(inputWidth: input.stack.width, inputHeight: input.stack.height,
                                              channels: input.stack.channels, mosaic: mosaic, options: input.drizzle)
+        // A raw's mosaic drops in camera colour and the matrix comes last, so
+        // the 1× stack (already through it) is taken back to camera colour.
+        let matrix = mosaic && options.whiteBalance != .none ? (reference.raw?.cameraToSRGB).flatMap { $0.count == 9 ? $0 : nil } : nil
+        let inverse = matrix.flatMap { Transform(matrix: $0.map(Double.init)).inverse }.map { $0.matrix.map(Float.init) }
+        let stack = inverse.map { RawColour.transformed(input.stack, matrix: $0) } ?? input.stack
         var rejection = options.mode == .sigmaClip || options.rejection != nil
-            ? DrizzleRejection(stack: input.stack, kappaLow: options.kappaLow, kappaHigh: options.kappaHigh) : nil
+            ? DrizzleRejection(stack: stack, kappaLow: options.kappaLow, kappaHigh: options.kappaHigh) : nil
         @Sendable func prepared(_ k: Int) -> Result<DrizzleFrame, StackerError> {
             let index = used[k]
             do {
@@ -84,11 +89,9 @@ enum DrizzlePass {
             clock.time(.stack) { accumulator.add(frame, weight: weight > 0 ? weight : 1, threads: threads) }
         }
         var (image, weights) = accumulator.finish { channel, x, y in
-            DrizzleRejection.bilinear(input.stack.planes[channel], x: x, y: y) ?? 0
+            DrizzleRejection.bilinear(stack.planes[channel], x: x, y: y) ?? 0
         }
-        if mosaic, options.whiteBalance != .none, let matrix = reference.raw?.cameraToSRGB, matrix.count == 9 {
-            image = RawColour.transformed(image, matrix: matrix)
-        }
+        if let matrix, inverse != nil { image = RawColour.transformed(image, matrix: matrix) }
         return (image, weights)
     }
 
