@@ -98,6 +98,7 @@ final class Bench {
         if wants("heic") { try heicCases() }
         if wants("ser") { try serCases() }
         if wants("shards") { try shardCases() }
+        if wants("drizzle") { try drizzleCases(paths: main20, megapixels: Burst.mp12.megapixels) }
         if wants("robust-scaling") { try robustScaling() }
 
         // Checks against the decode floor: the median over rounds of each

@@ -25,6 +25,9 @@ extension StackCommand {
         guard ImageFormat.fromExtension(of: v) == .fits else {
             throw UsageError(description: "--partial '\(v)': the piece is written as FITS; use .fits, .fit or .fts")
         }
+        guard s.options.drizzle == nil else {
+            throw UsageError(description: "--partial and --scale do not go together: drizzle makes a whole image, not a piece")
+        }
         guard s.output == nil, s.beforeAfter == nil, s.rejectionMap == nil else {
             throw UsageError(description: "--partial writes a piece for stack merge, not an image; drop --output, --before-after and --rejection-map")
         }

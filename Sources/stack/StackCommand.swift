@@ -56,6 +56,14 @@ struct StackCommand {
                    help: "--reject gesd: the test's significance, 0 to 1 (default: 0.05)"),
         OptionSpec(names: ["--rejection-map"], valueName: "file",
                    help: "with --reject or --mode sigma-clip, also write per pixel the fraction of frames rejected low (red) and high (green): .png/.tif (16-bit RGB) or .fits (3-plane float cube, third plane 0)"),
+        OptionSpec(names: ["--scale"], valueName: "s",
+                   help: "drizzle onto a grid s times finer (1.5, 2 or 3; 1…4), after the 1× stack, with its transforms; with average, sigma-clip or --reject (default: 1, no drizzle)"),
+        OptionSpec(names: ["--pixfrac"], valueName: "f",
+                   help: "--scale: the drop's size in input pixels, in (0, 1] (default: 1)"),
+        OptionSpec(names: ["--drizzle-kernel"], valueName: "square|gaussian",
+                   help: "--scale: the drop's shape; gaussian has FWHM = pixfrac (default: square)"),
+        OptionSpec(names: ["--weight-map"], valueName: "file",
+                   help: "--scale: also write per output pixel the summed drop weight (0 = no drop landed): .fits (float) or .png/.tif (16-bit, largest weight = 1)"),
         OptionSpec(names: ["--keep"], valueName: "N|P%",
                    help: "stack only the best N frames, or P% of them, by registration score (star alignment: smallest star FWHM) or --keep-by; the others are listed in the report with the cut-off (default: all)"),
         OptionSpec(names: ["--keep-by"], valueName: "measure",
@@ -183,6 +191,8 @@ struct StackCommand {
         var progress = ProgressLine.Style.line
         /// Where to draw the per-frame plot, if anywhere.
         var plot: FilePath?
+        /// Where to write the drizzle weight map, if anywhere.
+        var weightMap: FilePath?
     }
 
     /// What `parse` decided to do.
@@ -207,6 +217,7 @@ struct StackCommand {
         s.quiet = args.flags.contains("--quiet")
         try parseStacking(args, into: &s.options)
         try parseRejection(args, into: &s)
+        try parseDrizzle(args, into: &s)
         try parseCalibration(args, into: &s.options.calibration)
         try parseLimits(args, into: &s.options)
         try parseOutput(args, into: &s)

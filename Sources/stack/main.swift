@@ -69,7 +69,10 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
     if let plot = settings.plot, [settings.report, settings.beforeAfter, settings.rejectionMap].contains(plot) {
         throw StackerError.invalidInput(path: plot.description, reason: "the plot and another output of the run are the same file")
     }
-    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap, settings.plot].compactMap({ $0 }) {
+    if let map = settings.weightMap, [settings.report, settings.beforeAfter, settings.rejectionMap, settings.plot].contains(map) {
+        throw StackerError.invalidInput(path: map.description, reason: "the weight map and another extra output are the same file")
+    }
+    for extra in [settings.report, settings.beforeAfter, settings.rejectionMap, settings.plot, settings.weightMap].compactMap({ $0 }) {
         try OutputPath.refuseOverwritingInputs(output: extra, inputs: settings.inputs)
         guard extra != output else {
             throw StackerError.invalidInput(path: extra.description, reason: "this file is the output itself; choose another name")
@@ -96,6 +99,7 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
     try result.write(to: output, quality: settings.quality, depth: settings.depth)
     result.timings.addEncode(since: start)
     if let mapPath = settings.rejectionMap, let map = result.rejectionMap { try map.write(to: mapPath) }
+    if let mapPath = settings.weightMap, let map = result.weightMap { try StackCommand.writeWeightMap(map, to: mapPath) }
     if let reportPath = settings.report { try result.report(output: output).write(to: reportPath) }
     if let plotPath = settings.plot { try AtomicFile.write(Array(FramePlot(result).svg.utf8), to: plotPath) }
     if let picture = settings.beforeAfter {
@@ -108,7 +112,8 @@ func stackFrames(_ given: StackCommand.Settings, terminal: Terminal) throws {
         let used = result.frames.filter(\.used).count
         let note = settings.output == nil && settings.outputFolder == nil ? " (no --output given)" : ""
         let picture = settings.beforeAfter.map { "; before/after: \($0)" } ?? ""
-        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)\(picture)")
+        let drizzle = options.drizzle.map { ", drizzled ×\($0.scale) (\($0.kernel.rawValue), pixfrac \($0.pixfrac))" } ?? ""
+        terminal.line("stack: wrote \(output)\(note): \(used) of \(result.frames.count) frames, \(modeName)\(drizzle)\(picture)")
     }
 }
 

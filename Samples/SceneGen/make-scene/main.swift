@@ -30,13 +30,16 @@ struct MakeScene {
                       [--format <format>] [--quality <q>] --output <dir>
 
     OPTIONS:
-      --preset <preset>     street | crowd | trail | stars (default: street)
+      --preset <preset>     street | crowd | trail | stars | sr (default: street)
                               street: a few passers-by, each pixel covered in ≤ 30 % of frames
                               crowd:  many vivid objects, ≤ 60 % of frames, background still the largest cluster
                               trail:  a satellite trail across one frame plus fixed hot pixels
                               stars:  a 16-bit astro session: star field with field rotation, drift,
                                       sky gradient, vignetting, hot pixels, a satellite trail, plus
                                       bias, dark and flat frames (see below)
+                              sr:     super-resolution: 24 16-bit PNG frames (--frames) at random subpixel
+                                      shifts (±2 px, --max-shift), each pixel a box over 2 × 2 truth
+                                      pixels, noise 0.01; truth.png at twice the size (see below)
       --width <w>           Frame width in pixels, ≥ 8 (default: 640)
       --height <h>          Frame height in pixels, ≥ 8 (default: 480)
       --frames <n>          Number of frames, ≥ 1 (default: preset's, 8 to 12)
@@ -62,6 +65,9 @@ struct MakeScene {
     The stars preset writes lights/, bias/, darks/ and flats/ (16-bit), truth.png
     (the calibrated, noise-free reference) and truth.json (each frame's transform
     to the reference, rotation, FWHM and sky level; hot pixels; the trail frame).
+
+    The sr preset writes frames/frame_000.png…, truth.png (twice the frame size,
+    the grid `stack --scale 2` writes) and truth.json (the shifts).
     """
 
     /// Parses `args` (without the program name). Returns nil after `--help`.
@@ -99,8 +105,8 @@ struct MakeScene {
                 return nil
             case "--preset":
                 let v = try value(name, inline: inline)
-                guard SceneConfig.preset(named: v) != nil || v.lowercased() == "stars" else {
-                    throw UsageError("'\(v)' is not a preset; choose street, crowd, trail or stars")
+                guard SceneConfig.preset(named: v) != nil || ["stars", "sr"].contains(v.lowercased()) else {
+                    throw UsageError("'\(v)' is not a preset; choose street, crowd, trail, stars or sr")
                 }
                 m.preset = v.lowercased()
             case "--width": m.width = try int(name, try value(name, inline: inline))
@@ -138,6 +144,8 @@ struct MakeScene {
     enum Job {
         case burst(SceneConfig)
         case stars(StarFieldConfig)
+        /// The super-resolution scene: frame size, frames, seed, max shift, noise.
+        case superResolution(width: Int, height: Int, frames: Int, seed: UInt64, maxShift: Double, noise: Double)
     }
 
     /// The job these options ask for, validated.
@@ -159,6 +167,19 @@ struct MakeScene {
                 if let calibrationFrames { c.calibrationFrames = calibrationFrames }
                 try c.validate()
                 return .stars(c)
+            }
+            if preset == "sr" {
+                guard maxRotation == nil, channels == nil, calibrationFrames == nil else {
+                    throw UsageError("--max-rotation, --channels and --calibration-frames apply to the stars preset only")
+                }
+                guard format == nil || format == .png else { throw UsageError("the sr preset writes 16-bit PNG frames") }
+                let w = width ?? 256, h = height ?? 256, n = frames ?? 24
+                guard w >= 8, h >= 8, w * h <= 16_000_000, n >= 1, n <= 1000 else {
+                    throw UsageError("sr: width and height ≥ 8 (at most 16 MP) and 1 to 1000 frames")
+                }
+                let shift = maxShift ?? 2, sigma = noise ?? 0.01
+                guard shift >= 0, shift <= 64, sigma >= 0, sigma <= 0.5 else { throw UsageError("sr: --max-shift 0…64, --noise 0…0.5") }
+                return .superResolution(width: w, height: h, frames: n, seed: seed ?? 1, maxShift: shift, noise: sigma)
             }
             guard maxRotation == nil, channels == nil, calibrationFrames == nil else {
                 throw UsageError("--max-rotation, --channels and --calibration-frames apply to the stars preset only")
@@ -204,7 +225,7 @@ do {
     job = try command.job()
 } catch {
     printError("make-scene: error: \(error.message)")
-    printError("Usage: make-scene [--preset street|crowd|trail|stars] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png|tiff|fits] [--quality Q] --output DIR")
+    printError("Usage: make-scene [--preset street|crowd|trail|stars|sr] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png|tiff|fits] [--quality Q] --output DIR")
     printError("  See 'make-scene --help' for more information.")
     exit(2)
 }
@@ -222,6 +243,11 @@ do {
         try field.write(to: output, format: command.format ?? .png)
         let maxRotation = field.rotations.map(abs).max() ?? 0
         print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) star-field lights and \(config.calibrationFrames) bias, dark and flat frames each, truth and truth.json to \(output) (seed \(config.seed), \(field.stars.count) stars, max |rotation| \((maxRotation * 1000).rounded() / 1000)°)")
+    case let .superResolution(width, height, frames, seed, maxShift, noise):
+        let scene = SuperResolutionScene(width: width, height: height, frameCount: frames, seed: seed,
+                                         maxShift: maxShift, noise: noise)
+        try scene.write(to: output)
+        print("make-scene: wrote \(frames) \(width)×\(height) super-resolution frames, truth.png (\(2 * width)×\(2 * height)) and truth.json to \(output) (seed \(seed))")
     }
 } catch {
     printError("make-scene: error: \(error)")

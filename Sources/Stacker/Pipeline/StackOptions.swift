@@ -90,6 +90,12 @@ public struct StackOptions: Sendable {
     public var keepBy: FrameSelection.Measure?
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
+    /// Drizzle onto a finer grid (`--scale`, `--pixfrac`, `--drizzle-kernel`):
+    /// after the 1× stack, its frames are dropped through its transforms
+    /// onto a grid `scale` times finer (`DrizzlePass`); nil (the default)
+    /// stacks at 1×. Works with the average, sigma-clip and the rejection
+    /// family, whose rejection is decided against the 1× stack.
+    public var drizzle: DrizzleOptions?
     /// Known transforms (frame → reference), one per input frame, used
     /// instead of registration when set (for example true shifts from a
     /// scene's truth file). Their score is reported as 1.

@@ -97,12 +97,21 @@ enum StackPipeline {
             }
             return result
         }
-        let (image, map) = try combining(reports, with: &combiner, threads: threads, rows: band, clock: clock,
+        var (image, map) = try combining(reports, with: &combiner, threads: threads, rows: band, clock: clock,
                                          progress: progress)
+        var weightMap: Image?
+        if let drizzle = options.drizzle {
+            let drizzled = try DrizzlePass.run(DrizzlePass.Input(
+                sources: sources, names: names, options: options, drizzle: drizzle, calibration: calibration,
+                reports: reports, stack: image), clock: clock)
+            image = drizzled.image
+            weightMap = Image(width: image.width, height: image.height, planes: [drizzled.weights])
+        }
         var result = StackResult(image: image, frames: reports, referenceIndex: options.referenceIndex,
                                  metadata: carried, options: options, timings: clock.reading, warnings: warnings)
         result.rejectionMap = map
         result.selection = selection
+        result.weightMap = weightMap
         return result
     }
 
@@ -146,6 +155,15 @@ enum StackPipeline {
         }
         if let reason = options.starMeasureConflict(transformsGiven: options.givenTransforms != nil) {
             throw StackerError.invalidInput(path: "", reason: reason)
+        }
+        if let drizzle = options.drizzle {
+            if let reason = drizzle.invalidReason { throw StackerError.invalidInput(path: "", reason: reason) }
+            if options.rejection == nil, options.mode == .median || options.mode == .mode {
+                throw StackerError.invalidInput(path: "", reason: "drizzle (--scale) works with the average, sigma-clip and --reject, not \(options.mode.rawValue)")
+            }
+            if options.product != .image {
+                throw StackerError.invalidInput(path: "", reason: "drizzle (--scale) makes a whole image; it cannot be sharded into partial sums or row bands")
+            }
         }
         if let reason = options.rejection?.invalidReason {
             throw StackerError.invalidInput(path: "", reason: reason)

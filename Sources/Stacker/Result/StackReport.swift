@@ -25,6 +25,10 @@ public struct StackReport: Sendable {
         }
         out += "  \"align\": \(JSONText.string(options.alignment.rawValue)),\n"
         out += "  \"interpolation\": \(JSONText.string(options.interpolation.rawValue)),\n"
+        if let drizzle = options.drizzle {
+            out += "  \"drizzle\": { \"scale\": \(JSONText.number(drizzle.scale)), \"pixfrac\": \(JSONText.number(drizzle.pixfrac)), "
+            out += "\"kernel\": \(JSONText.string(drizzle.kernel.rawValue)) },\n"
+        }
         out += "  \"reference\": \(result.referenceIndex),\n"
         out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"
         out += "  \"output\": \(JSONText.string(outputPath)),\n"

@@ -49,6 +49,11 @@ public struct StackResult: Sendable {
     /// Per pixel, the fractions rejected low and high, when the options
     /// asked for it (`StackOptions.makesRejectionMap`); else nil.
     public var rejectionMap: RejectionMap?
+    /// For a drizzle (`StackOptions.drizzle`), per output pixel the summed
+    /// drop weight Σ overlap · frame weight (the least over the channels),
+    /// as a one-channel image: 0 where no drop landed and the 1× stack
+    /// filled in; else nil.
+    public var weightMap: Image?
     /// The frames `StackOptions.keep` dropped, with the measure and the
     /// cut-off; nil when it dropped none or was not set.
     public var selection: FrameSelection.Outcome?
