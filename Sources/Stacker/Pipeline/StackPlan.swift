@@ -86,12 +86,11 @@ struct StackPlan: Sendable, Equatable {
         // star above 1), and an integer store would clip them.
         let depth = options.storeDepth ?? Self.storeDepth(bitDepth: reference.bitDepth, calibrated: calibrated,
                                                           outputBitDepth: options.outputBitDepth ?? 8)
-        // 8-bit frames whose transforms are all translations can be warped as
-        // the kernel reduces them: no warped copy of the burst is stored.
-        let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
-            ?? (options.alignment == .translation || options.alignment == .none)
-        // A rejection map is made by the frame store's reduce (not deferred).
-        let deferWarps = keepBytes && translationsOnly && !options.makesRejectionMap
+        // 8-bit frames can be warped as the kernel reduces them, whatever
+        // their transforms (a warper reads their bytes): no warped copy of
+        // the burst is stored. A rejection map is made by the frame store's
+        // reduce (not deferred).
+        let deferWarps = keepBytes && !options.makesRejectionMap
         makesRejectionMap = options.makesRejectionMap
         combination = Self.combination(options: options, reference: reference, depth: depth,
                                        deferWarps: deferWarps, frameCount: frameCount)
