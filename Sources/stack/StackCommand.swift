@@ -13,7 +13,7 @@ struct StackCommand {
         OptionSpec(names: ["--mode"], valueName: "mode",
                    help: "average | median | mode | sigma-clip (default: average)"),
         OptionSpec(names: ["--align"], valueName: "model",
-                   help: "translation | homography | stars | stars-affine | none (default: translation); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
+                   help: "translation | homography | local | stars | stars-affine | none (default: translation); local: the homography, then per-tile displacements for parallax (near things moving against far ones); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
         OptionSpec(names: ["--star-sigma"], valueName: "k",
                    help: "star alignment: a star must stand k background σ above the sky; lower finds fainter stars, higher ignores noise (default: 5)"),
         OptionSpec(names: ["--reference"], valueName: "index",
@@ -98,7 +98,8 @@ struct StackCommand {
         OVERVIEW: \(abstract)
 
         Every frame is registered to the reference frame (subpixel phase
-        correlation, a full homography with --align homography, or a similarity
+        correlation, a full homography with --align homography, that plus a
+        smooth field of per-tile displacements with --align local, or a similarity
         from matched stars with --align stars), resampled
         onto its grid (Lanczos-3 unless --interpolation says otherwise), and
         combined per pixel.
@@ -171,7 +172,7 @@ struct StackCommand {
         if let mode = try args.value("--mode", StackMode.init(rawValue:), else: {
             "unknown --mode '\($0)' (expected average, median, mode or sigma-clip)" }) { o.mode = mode }
         if let a = try args.value("--align", Alignment.init(rawValue:), else: {
-            "unknown --align '\($0)' (expected translation, homography, stars, stars-affine or none)" }) { o.alignment = a }
+            "unknown --align '\($0)' (expected translation, homography, local, stars, stars-affine or none)" }) { o.alignment = a }
         if let v = args["--reference"] {
             if v == "auto" {
                 o.automaticReference = true

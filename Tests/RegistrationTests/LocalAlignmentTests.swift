@@ -44,14 +44,17 @@ struct LocalAlignmentTests {
         return p
     }
 
-    /// Rows well inside the band, and well outside it (a tile's spacing
-    /// from its edges and 12 px from the image's), where the truth is one plane.
+    /// Rows well inside the band, and well outside it, where the truth is
+    /// one plane: two tile spacings from the band's edges (the tiles
+    /// straddling the occlusion fall back to the global transform, and the
+    /// field ramps from theirs to the band's over the next spacing), and
+    /// 12 px from the image's.
     static func inBand(_ x: Int, _ y: Int) -> Bool {
-        x >= 12 && x < width - 12 && y >= band.lowerBound + 20 && y < band.upperBound - 20
+        x >= 12 && x < width - 12 && y >= band.lowerBound + 32 && y < band.upperBound - 32
     }
     static func inBackground(_ x: Int, _ y: Int) -> Bool {
         x >= 12 && x < width - 12 && y >= 12 && y < height - 12
-            && (y < band.lowerBound - 20 || y >= band.upperBound + 20)
+            && (y < band.lowerBound - 32 || y >= band.upperBound + 32)
     }
 
     /// Band and background PSNR of `frame` warped by the global transform and `field`.

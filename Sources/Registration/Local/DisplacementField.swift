@@ -38,6 +38,21 @@ public struct DisplacementField: Sendable, Equatable {
     /// The zero field on a single tile: a warp through it is the global warp.
     public static let zero = DisplacementField(columns: 1, rows: 1, spacing: 1, originX: 0, originY: 0)
 
+    /// The same field on a grid shrunk by `factor` whose pixel `c` has its
+    /// centre at `factor · c + (factor − 1) / 2` of this one (the chroma
+    /// grid of Y, Cb, Cr frames): centres, spacing and displacements
+    /// divided alike.
+    public func shrunk(by factor: Int) -> DisplacementField {
+        guard factor > 1 else { return self }
+        let f = Double(factor), o = (f - 1) / 2
+        var out = DisplacementField(columns: columns, rows: rows, spacing: spacing / f,
+                                    originX: (originX - o) / f, originY: (originY - o) / f)
+        out.dx = dx.map { $0 / Float(f) }
+        out.dy = dy.map { $0 / Float(f) }
+        out.fellBack = fellBack
+        return out
+    }
+
     /// The interpolated displacement at reference point `(x, y)`.
     @inline(__always)
     public func displacement(x: Double, y: Double) -> (dx: Double, dy: Double) {

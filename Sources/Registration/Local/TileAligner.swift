@@ -19,10 +19,13 @@
 ///    tile's integer offset, by at most one pixel.
 /// 4. **Fallback.** A tile whose reference is flat (standard deviation below
 ///    `minimumContrast`) or that the frame does not cover keeps its coarser
-///    estimate (0, the global transform, on the coarsest level); at full
-///    resolution a tile more than 1 px from the median of its 3 × 3
-///    neighbourhood takes that median (a moving object matched instead of
-///    the scene). Both count as fallen back.
+///    estimate (0, the global transform, on the coarsest level). At full
+///    resolution a tile keeps 0 unless its match lowers the global
+///    transform's cost by `minimumImprovement`, goes to 0 when its best cost
+///    is above `maximumCostRatio` times the median tile's (it matches
+///    nothing: a passer-by, an occlusion edge), and takes the median of its
+///    3 × 3 neighbourhood when it lies more than 1 px from it. All of these
+///    count as fallen back.
 public struct TileAligner: Sendable {
     /// Reference width in pixels (frames must match).
     public let width: Int
@@ -96,6 +99,8 @@ public struct TileAligner: Sendable {
     private func alignLevel(_ level: Int, frame: Plane, coarser: DisplacementField?) -> DisplacementField {
         let reference = pyramid[level]
         var field = grid(width: reference.width, height: reference.height)
+        // Best full-resolution cost per tile (infinity: not measured).
+        var costs = [Float](repeating: .infinity, count: field.dx.count)
         let t = options.tileSize
         let isFinest = level == 0
         let radius = coarser == nil ? options.searchRadius : options.refineRadius
@@ -122,6 +127,7 @@ public struct TileAligner: Sendable {
                             let cost = patch.cost(x0: x0, y0: y0, dx: a, dy: b, squared: squared)
                             if cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
                         }
+                        let global = patch.cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared)
                         let centre = (Int(best.dx), Int(best.dy))
                         for b in -radius...radius {
                             for a in -radius...radius where a != 0 || b != 0 {
@@ -134,6 +140,12 @@ public struct TileAligner: Sendable {
                             field.fellBack[index] = true
                             continue
                         }
+                        if isFinest, best != (0, 0), Double(bestCost) > (1 - options.minimumImprovement) * Double(global) {
+                            best = (0, 0)
+                            bestCost = global
+                            field.fellBack[index] = true
+                        }
+                        if isFinest { costs[index] = bestCost }
                         if isFinest {
                             best = patch.subpixel(x0: x0, y0: y0, from: best, iterations: options.subpixelIterations)
                         }
@@ -142,6 +154,7 @@ public struct TileAligner: Sendable {
                 }
             }
         }
+        if isFinest { Self.dropUnmatched(&field, costs: costs, ratio: Float(options.maximumCostRatio)) }
         return field
     }
 
@@ -166,6 +179,22 @@ public struct TileAligner: Sendable {
         }
         out.append((0, 0))
         return out
+    }
+
+    /// Sets to 0 (the global transform), fallen back, each tile whose best
+    /// cost is above `ratio` times the median of the measured tiles' (it
+    /// matches nothing: something moved there, or it straddles an
+    /// occlusion). Giving such tiles their neighbours' median instead cost
+    /// 2 dB on Samples/street, whose passers-by then dragged the frame.
+    static func dropUnmatched(_ field: inout DisplacementField, costs: [Float], ratio: Float) {
+        var measured = costs.filter(\.isFinite)
+        guard !measured.isEmpty else { return }
+        measured.sort()
+        let limit = ratio * measured[measured.count / 2]
+        for i in costs.indices where costs[i].isFinite && costs[i] > limit {
+            field.dx[i] = 0; field.dy[i] = 0
+            field.fellBack[i] = true
+        }
     }
 
     /// Replaces each tile lying more than `limit` px from the median of its

@@ -19,10 +19,15 @@ public struct TileAlignmentOptions: Sendable, Equatable {
     /// units: 0…1 for normalised luma) has nothing to align on and falls
     /// back to the global transform.
     public var minimumContrast: Double = 0.004
-    /// A tile falls back when its best match does not lower the cost of the
-    /// global transform by at least this fraction (the global transform
-    /// already fits it, or noise made the search pick a wrong offset).
-    public var minimumImprovement: Double = 0.05
+    /// A tile keeps the global transform (displacement 0) unless its best
+    /// match lowers the global transform's cost by at least this fraction:
+    /// a tile whose content differs whatever the offset (a passer-by in
+    /// one of the two frames) must not drag the frame around it.
+    public var minimumImprovement: Double = 0.3
+    /// At full resolution a tile whose best cost is above this multiple of
+    /// the median tile's still matches nothing (something moved there) and
+    /// falls back.
+    public var maximumCostRatio: Double = 3
 
     /// The defaults above.
     public init() {}
