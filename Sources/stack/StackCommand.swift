@@ -12,6 +12,8 @@ struct StackCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["--mode"], valueName: "mode",
                    help: "average | median | mode | sigma-clip (default: average)"),
+        OptionSpec(names: ["--robust"], valueName: nil,
+                   help: "with --mode average: the motion-robust average, each sample weighted by Tukey's biweight on its distance from the pixel's median, so what alignment missed fades instead of ghosting"),
         OptionSpec(names: ["--align"], valueName: "model",
                    help: "translation | homography | local | stars | stars-affine | none (default: translation); local: the homography, then per-tile displacements for parallax (near things moving against far ones); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
         OptionSpec(names: ["--star-sigma"], valueName: "k",
@@ -171,6 +173,12 @@ struct StackCommand {
     private static func parseStacking(_ args: ParsedArguments, into o: inout StackOptions) throws {
         if let mode = try args.value("--mode", StackMode.init(rawValue:), else: {
             "unknown --mode '\($0)' (expected average, median, mode or sigma-clip)" }) { o.mode = mode }
+        if args.flags.contains("--robust") {
+            guard o.mode == .average else {
+                throw UsageError(description: "--robust goes with --mode average (the median and sigma-clip are robust already)")
+            }
+            o.robustAverage = true
+        }
         if let a = try args.value("--align", Alignment.init(rawValue:), else: {
             "unknown --align '\($0)' (expected translation, homography, local, stars, stars-affine or none)" }) { o.alignment = a }
         if let v = args["--reference"] {

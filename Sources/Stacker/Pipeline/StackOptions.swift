@@ -92,6 +92,9 @@ public struct StackOptions: Sendable {
     /// given transforms; `background` needs star alignment, calibration or
     /// normalisation (see `starMeasureConflict(transformsGiven:)`).
     public var keepBy: FrameSelection.Measure?
+    /// `--robust`, with `--mode average`: the motion-robust average
+    /// (`RobustKernel.tukeyMean`), from a frame store like the median.
+    public var robustAverage = false
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
     /// Known transforms (frame → reference), one per input frame, used

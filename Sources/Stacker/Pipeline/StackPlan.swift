@@ -66,7 +66,7 @@ struct StackPlan: Sendable, Equatable {
         switch options.mode {
         case .mode: return .bytes
         // Under --keep the average is taken from a store, as the robust kernels are.
-        case .average: return .ycbcr(factor: options.keep == nil ? nil : 2)
+        case .average: return .ycbcr(factor: options.keep == nil && !options.robustAverage ? nil : 2)
         case .median, .sigmaClip: return .ycbcr(factor: 2)
         }
     }
@@ -118,7 +118,9 @@ struct StackPlan: Sendable, Equatable {
         }
         switch options.mode {
         // Frames dropped by --keep must leave after they are stored: a store's mean.
-        case .average: return options.keep == nil ? nil : .mean
+        case .average:
+            if options.robustAverage { return .tukeyMean(c: TukeyMean.defaultC) }
+            return options.keep == nil ? nil : .mean
         case .median: return .median
         case .mode: return .mode(tolerance: options.modeTolerance)
         case .sigmaClip:
