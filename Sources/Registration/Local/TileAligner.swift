@@ -127,7 +127,8 @@ public struct TileAligner: Sendable {
                             let cost = patch.cost(x0: x0, y0: y0, dx: a, dy: b, squared: squared)
                             if cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
                         }
-                        let global = patch.cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared)
+                        // The global transform's cost, which a full-resolution match must beat.
+                        let global = isFinest ? patch.cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared) : .infinity
                         let centre = (Int(best.dx), Int(best.dy))
                         for b in -radius...radius {
                             for a in -radius...radius where a != 0 || b != 0 {
