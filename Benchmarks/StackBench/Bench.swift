@@ -69,6 +69,12 @@ final class Bench {
             for mode in modes {
                 rounds[mode, default: []].append(try stackRun(name: "\(mode) 20×12MP", paths: main20, mode: mode, round: r))
             }
+            // Handheld: the median aligned by homography and locally, in the same rounds.
+            for align in Self.handheldAlignments where wants("handheld") {
+                rounds["median \(align)", default: []].append(
+                    try stackRun(name: "median \(align) 20×12MP", paths: main20, mode: "median", round: r,
+                                 extra: ["--align", align]))
+            }
         }
         if wants("floor") {
             floorRaw = floorResult(name: floorNames.raw, samples: rounds[floorNames.raw]!, raw: true, paths: main20)
@@ -116,12 +122,37 @@ final class Bench {
             }
             if let s = ours["sigma-clip"] { check("sigma-clip / decode floor (raw TurboJPEG), per round", paired(s), "(none)") { _ in true } }
         }
+        if wants("handheld") { handheldChecks(rounds: rounds, floor: floorRaw, translation: ours["median"]) }
         if let f = floorFloat {
             if let a = ours["average"] { check("average / decode floor (ImageFile.read → Float)", a.medianWall / f.medianWall, "(info)") { _ in true } }
             if let m = ours["median"] { check("median / decode floor (ImageFile.read → Float)", m.medianWall / f.medianWall, "(info)") { _ in true } }
         }
         if settings.peers && needs12 { try peerCases(main20: main20, ours: ours) }
         return report
+    }
+
+    /// The `handheld` case's alignments.
+    static let handheldAlignments = ["homography", "local"]
+
+    /// The `handheld` cases from their rounds, and their checks: wall time
+    /// against the decode floor of the same round (issue 26: ≤ 3× for the
+    /// homography), peak RSS against the translation median's (≤ 1.3×).
+    func handheldChecks(rounds: [String: [Sample]], floor: CaseResult?, translation: CaseResult?) {
+        for align in Self.handheldAlignments {
+            guard let samples = rounds["median \(align)"] else { continue }
+            let c = CaseResult(name: "median \(align) 20×12MP", what: "stack --mode median --align \(align)",
+                               frames: 20, megapixels: Burst.mp12.megapixels, samples: samples)
+            report.cases.append(c)
+            if let f = floor {
+                let paired = Stats.median(zip(c.walls, f.walls).map { $0 / $1 })
+                check("median \(align) / decode floor (raw TurboJPEG), per round", paired,
+                      align == "homography" ? "≤ 3×" : "(info)") { align == "homography" ? $0 <= 3 : true }
+            }
+            if let t = translation, t.maxRSS > 0 {
+                check("median \(align) peak RSS / translation median's", Double(c.maxRSS) / Double(t.maxRSS),
+                      align == "homography" ? "≤ 1.3×" : "(info)") { align == "homography" ? $0 <= 1.3 : true }
+            }
+        }
     }
 
     func check(_ label: String, _ value: Double, _ target: String, _ ok: (Double) -> Bool) {

@@ -61,10 +61,13 @@ extension Array where Element == [Float] {
         self = nest([])
     }
 
+}
+
+extension Array {
     /// Calls `body` with the base address of every array, in order (each
     /// must be non-empty); the pointers are valid only inside `body`.
-    package func withBaseAddresses<R>(_ body: ([UnsafePointer<Float>]) -> R) -> R {
-        func step(_ i: Int, _ addresses: [UnsafePointer<Float>]) -> R {
+    package func withBaseAddresses<S, R>(_ body: ([UnsafePointer<S>]) -> R) -> R where Element == [S] {
+        func step(_ i: Int, _ addresses: [UnsafePointer<S>]) -> R {
             guard i < count else { return body(addresses) }
             return self[i].withUnsafeBufferPointer { step(i + 1, addresses + [$0.baseAddress!]) }
         }

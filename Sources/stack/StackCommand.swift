@@ -12,8 +12,10 @@ struct StackCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["--mode"], valueName: "mode",
                    help: "average | median | mode | sigma-clip (default: average)"),
+        OptionSpec(names: ["--robust"], valueName: nil,
+                   help: "with --mode average: the motion-robust average, each sample weighted by Tukey's biweight on its distance from the pixel's median, so what alignment missed fades instead of ghosting"),
         OptionSpec(names: ["--align"], valueName: "model",
-                   help: "translation | homography | stars | stars-affine | none (default: translation); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
+                   help: "translation | homography | local | stars | stars-affine | none (default: translation); local: the homography, then per-tile displacements for parallax (near things moving against far ones); stars: rotation, scale and shift from matched stars, for astro frames; stars-affine: an affine fit to them"),
         OptionSpec(names: ["--star-sigma"], valueName: "k",
                    help: "star alignment: a star must stand k background σ above the sky; lower finds fainter stars, higher ignores noise (default: 5)"),
         OptionSpec(names: ["--reference"], valueName: "index",
@@ -114,7 +116,8 @@ struct StackCommand {
     /// What the command does, after the abstract (help and the manual).
     static let discussion = """
         Every frame is registered to the reference frame (subpixel phase
-        correlation, a full homography with --align homography, or a similarity
+        correlation, a full homography with --align homography, that plus a
+        smooth field of per-tile displacements with --align local, or a similarity
         from matched stars with --align stars), resampled
         onto its grid (Lanczos-3 unless --interpolation says otherwise), and
         combined per pixel.
@@ -238,8 +241,14 @@ struct StackCommand {
     private static func parseStacking(_ args: ParsedArguments, into o: inout StackOptions) throws {
         if let mode = try args.value("--mode", StackMode.init(rawValue:), else: {
             "unknown --mode '\($0)' (expected average, median, mode or sigma-clip)" }) { o.mode = mode }
+        if args.flags.contains("--robust") {
+            guard o.mode == .average else {
+                throw UsageError(description: "--robust goes with --mode average (the median and sigma-clip are robust already)")
+            }
+            o.robustAverage = true
+        }
         if let a = try args.value("--align", Alignment.init(rawValue:), else: {
-            "unknown --align '\($0)' (expected translation, homography, stars, stars-affine or none)" }) { o.alignment = a }
+            "unknown --align '\($0)' (expected translation, homography, local, stars, stars-affine or none)" }) { o.alignment = a }
         if let v = args["--reference"] {
             if v == "auto" {
                 o.automaticReference = true

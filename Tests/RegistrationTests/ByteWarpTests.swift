@@ -50,12 +50,26 @@ struct ByteWarpTests {
         }
     }
 
-    @Test("other transforms warp the float planes, so the samples are identical")
-    func general() throws {
-        let planes = [Self.bytes(width: 31, height: 29, seed: 3)]
-        let t = Transform(matrix: [0.98, 0.03, 1.5, -0.02, 1.01, -0.7, 0, 0, 1])
-        let fromBytes = try #require(RowWarper(planes, by: t, width: 31, height: 29))
-        let fromFloats = try #require(RowWarper(planes.map(\.floats), by: t, width: 31, height: 29))
-        #expect(Self.warpAll(fromBytes).planes == Self.warpAll(fromFloats).planes)
+    @Test("other transforms read the bytes too: one byte held per sample, the float planes' samples to float rounding",
+          arguments: [[0.98, 0.03, 1.5, -0.02, 1.01, -0.7, 0, 0, 1],
+                      [1.01, 0.02, -2.2, -0.01, 0.99, 1.3, 2e-4, -1e-4, 1]])
+    func general(_ matrix: [Double]) throws {
+        let planes = [Self.bytes(width: 31, height: 29, seed: 3), Self.bytes(width: 31, height: 29, seed: 4)]
+        let t = Transform(matrix: matrix)
+        for interpolation in Interpolation.allCases {
+            let fromBytes = try #require(RowWarper(planes, by: t, width: 31, height: 29, interpolation: interpolation))
+            let fromFloats = try #require(RowWarper(planes.map(\.floats), by: t, width: 31, height: 29,
+                                                    interpolation: interpolation))
+            #expect(fromBytes.readsBytes && fromBytes.heldBytes == 2 * 31 * 29)
+            let a = Self.warpAll(fromBytes), b = Self.warpAll(fromFloats)
+            #expect(a.coverage == b.coverage)
+            #expect(a.coverage.contains(0) && a.coverage.contains(1), "the test covers edges and interior")
+            let worst = zip(a.planes.joined(), b.planes.joined()).map { abs($0 - $1) }.max() ?? 0
+            if interpolation == .nearest {
+                #expect(a.planes == b.planes, "nearest copies samples")
+            } else {
+                #expect(worst <= 2e-6, "\(interpolation): worst difference \(worst)")
+            }
+        }
     }
 }

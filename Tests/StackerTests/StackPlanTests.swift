@@ -41,17 +41,24 @@ struct StackPlanTests {
         #expect(!plan.measuresBackground && !plan.weightsByNoise)
     }
 
-    @Test("warps are deferred only for translations that fit the memory limit")
+    @Test("8-bit warps are deferred for any alignment, when the decoded burst fits the memory limit")
     func deferral() {
         let homography = StackPlan(options: Self.options(.median) { $0.alignment = .homography },
                                    reference: Self.jpeg420, frameCount: 20)
+        let local = StackPlan(options: Self.options(.median) { $0.alignment = .local },
+                              reference: Self.jpeg420, frameCount: 20)
+        let rejectionMap = StackPlan(options: Self.options(.median) {
+            $0.alignment = .homography
+            $0.makesRejectionMap = true
+        }, reference: Self.jpeg420, frameCount: 20)
         let small = StackPlan(options: Self.options(.median) { $0.memoryLimit = 100 << 20 },
                               reference: Self.jpeg420, frameCount: 20)
         let given = StackPlan(options: Self.options(.median) {
             $0.alignment = .homography
             $0.givenTransforms = Array(repeating: .translation(dx: 1, dy: 2), count: 20)
         }, reference: Self.jpeg420, frameCount: 20)
-        for (plan, deferred) in [(homography, false), (small, false), (given, true)] {
+        for (plan, deferred) in [(homography, true), (local, true), (small, false), (given, true),
+                                 (rejectionMap, false)] {
             guard case .robust(_, let luma, _, _) = plan.combination else {
                 Issue.record("expected a robust plan")
                 continue

@@ -7,6 +7,8 @@
 /// each reference pixel `(xr, yr)` the frame is sampled at
 /// `transform.inverse(xr, yr)`, with 0 and coverage 0 outside the frame.
 /// Rows are independent, so any split into bands gives the same samples.
+/// With a displacement field (`--align local`) the frame is sampled at
+/// `transform.inverse(xr + dx, yr + dy)`, `(dx, dy)` the field there.
 public struct RowWarper: Sendable {
     /// Width of the reference grid.
     public let width: Int
@@ -16,9 +18,9 @@ public struct RowWarper: Sendable {
 
     private enum Method: Sendable {
         case translation(TranslationPlan)
-        case general(matrix: [Double])
+        case general(matrix: [Double], field: DisplacementField?)
     }
-    /// The frame's samples: floats, or 8-bit samples kept for a translation.
+    /// The frame's samples: floats, or 8-bit samples read as they are.
     private enum Sources: Sendable {
         case floats([[Float]])
         case bytes([[UInt8]])
@@ -32,33 +34,29 @@ public struct RowWarper: Sendable {
     /// Prepares `planes` (one frame's channels, all the same non-empty size)
     /// for warping by `transform` (frame → reference) onto a `width` ×
     /// `height` grid; nil when there is nothing to sample (no planes, an
-    /// empty frame, or a singular transform).
-    public init?(_ planes: [Plane], by transform: Transform, width: Int, height: Int,
+    /// empty frame, or a singular transform). A `field` adds its residual
+    /// displacements after the transform.
+    public init?(_ planes: [Plane], by transform: Transform, field: DisplacementField? = nil, width: Int, height: Int,
                  interpolation: Interpolation = .lanczos3) {
         guard let first = planes.first, first.count > 0 else { return nil }
         self.init(.floats(planes.map(\.pixels)), sizes: planes.map { ($0.width, $0.height) }, by: transform,
-                  width: width, height: height, interpolation: interpolation)
+                  field: field, width: width, height: height, interpolation: interpolation)
     }
 
     /// Prepares 8-bit `planes` for warping, as the float init does for
-    /// `planes.map(\.floats)`. A translation reads the bytes as it warps
-    /// (the result agrees with the float path to float rounding; integer
-    /// shifts are exact); any other transform converts the frame to floats
-    /// first.
-    public init?(_ planes: [BytePlane], by transform: Transform, width: Int, height: Int,
-                 interpolation: Interpolation = .lanczos3) {
+    /// `planes.map(\.floats)`. Every transform reads the bytes as it warps
+    /// (one byte held per sample; the result agrees with the float path to
+    /// float rounding; integer shifts and `.nearest` copy exactly).
+    public init?(_ planes: [BytePlane], by transform: Transform, field: DisplacementField? = nil, width: Int,
+                 height: Int, interpolation: Interpolation = .lanczos3) {
         guard let first = planes.first, first.count > 0 else { return nil }
-        guard transform.inverse?.isTranslation == true else {
-            self.init(planes.map(\.floats), by: transform, width: width, height: height, interpolation: interpolation)
-            return
-        }
         self.init(.bytes(planes.map(\.pixels)), sizes: planes.map { ($0.width, $0.height) }, by: transform,
-                  width: width, height: height, interpolation: interpolation)
+                  field: field, width: width, height: height, interpolation: interpolation)
     }
 
     /// The common part of both inits: `sizes` are the planes' (width, height).
-    private init?(_ sources: Sources, sizes: [(Int, Int)], by transform: Transform, width: Int, height: Int,
-                  interpolation: Interpolation) {
+    private init?(_ sources: Sources, sizes: [(Int, Int)], by transform: Transform, field: DisplacementField?,
+                  width: Int, height: Int, interpolation: Interpolation) {
         guard let first = sizes.first, let inverse = transform.inverse else { return nil }
         for p in sizes {
             precondition(p == first, "Warper: planes of one frame must share a size (\(p.0)×\(p.1) vs \(first.0)×\(first.1))")
@@ -69,11 +67,11 @@ public struct RowWarper: Sendable {
         self.channels = sizes.count
         self.geometry = FrameGeometry(width: first.0, height: first.1)
         self.interpolation = interpolation
-        if inverse.isTranslation {
+        if inverse.isTranslation && field == nil {
             method = .translation(TranslationPlan(sx: inverse.matrix[2], sy: inverse.matrix[5], width: self.width,
                                                   height: self.height, geometry: geometry, interpolation: interpolation))
         } else {
-            method = .general(matrix: inverse.matrix)
+            method = .general(matrix: inverse.matrix, field: field)
         }
     }
 
@@ -94,8 +92,8 @@ public struct RowWarper: Sendable {
         return false
     }
 
-    /// Whether the warper reads its frame's 8-bit samples as they are (a
-    /// translation of an 8-bit frame), so it holds one byte per sample.
+    /// Whether the warper reads its frame's 8-bit samples as they are (an
+    /// 8-bit frame), so it holds one byte per sample.
     public var readsBytes: Bool {
         if case .bytes = sources { return true }
         return false
@@ -128,15 +126,22 @@ public struct RowWarper: Sendable {
         case (.translation(let plan), .bytes(let planes)):
             for (source, output) in zip(planes, outputs) { plan.run(rows: rows, source: source, output: output) }
             if let coverage { plan.coverage(rows: rows, into: coverage) }
-        case (.general(let matrix), .floats(let sources)):
-            guard let coverage else { preconditionFailure("RowWarper: a general warp needs its coverage buffer") }
-            let n = rows.count * width
-            for output in outputs { output.update(repeating: 0, count: n) }
-            coverage.update(repeating: 0, count: n)
-            GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry,
-                            interpolation: interpolation, sources: sources, outputs: outputs, coverage: coverage)
-        case (.general, .bytes):
-            preconditionFailure("RowWarper: 8-bit frames are converted to floats for a general warp")
+        case (.general(let matrix, let field), .floats(let sources)):
+            generalWarp(rows: rows, matrix: matrix, field: field, sources: sources, outputs: outputs, coverage: coverage)
+        case (.general(let matrix, let field), .bytes(let sources)):
+            generalWarp(rows: rows, matrix: matrix, field: field, sources: sources, outputs: outputs, coverage: coverage)
         }
+    }
+
+    /// `warp` for a general transform: zeroes the band, then samples it per pixel.
+    private func generalWarp<S: PlaneSample>(rows: Range<Int>, matrix: [Double], field: DisplacementField?,
+                                             sources: [[S]], outputs: [UnsafeMutablePointer<Float>],
+                                             coverage: UnsafeMutablePointer<Float>?) {
+        guard let coverage else { preconditionFailure("RowWarper: a general warp needs its coverage buffer") }
+        let n = rows.count * width
+        for output in outputs { output.update(repeating: 0, count: n) }
+        coverage.update(repeating: 0, count: n)
+        GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry, interpolation: interpolation,
+                        sources: sources, outputs: outputs, coverage: coverage, field: field)
     }
 }

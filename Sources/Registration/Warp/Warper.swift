@@ -221,10 +221,15 @@ enum GeneralWarp {
 
     /// Writes output rows `rows` into `outputs` (one per source) and
     /// `coverage`, each holding row `rows.lowerBound` first; samples outside
-    /// the frame are left as they are (the caller zeroes them).
-    static func run(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
-                    interpolation: Interpolation, sources: [[Float]], outputs outs: [UnsafeMutablePointer<Float>],
-                    coverage cov: UnsafeMutablePointer<Float>) {
+    /// the frame are left as they are (the caller zeroes them). 8-bit
+    /// sources are read as bytes, widened in registers and scaled by
+    /// `S.unit` after the weighted sum. With a `field`, reference pixel
+    /// `(x, y)` is sampled at `matrix(x + dx, y + dy)`, `(dx, dy)` the
+    /// field's displacement there (per pixel, projective path).
+    static func run<S: PlaneSample>(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
+                                    interpolation: Interpolation, sources: [[S]],
+                                    outputs outs: [UnsafeMutablePointer<Float>],
+                                    coverage cov: UnsafeMutablePointer<Float>, field: DisplacementField? = nil) {
         precondition(WeightTable.phases == 1 << (32 - phaseShift), "phase table and fixed point disagree")
         let fw = geometry.width, fh = geometry.height
         let taps = interpolation.taps, first = interpolation.firstTap
@@ -234,7 +239,8 @@ enum GeneralWarp {
         // fixed point cannot overflow): step along rows.
         let reach = (abs(m0) + abs(m1)) * Double(max(width, rows.upperBound)) + abs(m2)
                   + (abs(m3) + abs(m4)) * Double(max(width, rows.upperBound)) + abs(m5)
-        let affine = m6 == 0 && m7 == 0 && m8 == 1 && reach < Double(1 << 30)
+        let affine = field == nil && m6 == 0 && m7 == 0 && m8 == 1 && reach < Double(1 << 30)
+        let unit = S.unit
         let low = Int64((-Warper.edgeEpsilon * one).rounded(.down))
         let highX = Int64(((Double(fw - 1) + Warper.edgeEpsilon) * one).rounded(.down))
         let highY = Int64(((Double(fh - 1) + Warper.edgeEpsilon) * one).rounded(.down))
@@ -256,10 +262,14 @@ enum GeneralWarp {
                         X = fx; Y = fy
                         fx &+= stepX; fy &+= stepY
                     } else {
-                        let x = Double(xr)
-                        let ww = m6 * x + m7 * y + m8
+                        var px = Double(xr), py = y
+                        if let field {
+                            let d = field.displacement(x: px, y: py)
+                            px += d.dx; py += d.dy
+                        }
+                        let ww = m6 * px + m7 * py + m8
                         guard ww != 0 else { continue }
-                        let xf = (m0 * x + m1 * y + m2) / ww, yf = (m3 * x + m4 * y + m5) / ww
+                        let xf = (m0 * px + m1 * py + m2) / ww, yf = (m3 * px + m4 * py + m5) / ww
                         guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
                         X = Int64((xf * one).rounded(.down)); Y = Int64((yf * one).rounded(.down))
                     }
@@ -277,10 +287,10 @@ enum GeneralWarp {
                         let offset = by * fw + bx
                         for pi in src.indices {
                             switch taps {
-                            case 6: outs[pi][o] = dot6(src[pi] + offset, fw, wx, wy)
-                            case 4: outs[pi][o] = dot4(src[pi] + offset, fw, wx, wy)
-                            case 2: outs[pi][o] = dot2(src[pi] + offset, fw, wx, wy)
-                            default: outs[pi][o] = src[pi][offset]
+                            case 6: outs[pi][o] = unit * dot6(src[pi] + offset, fw, wx, wy)
+                            case 4: outs[pi][o] = unit * dot4(src[pi] + offset, fw, wx, wy)
+                            case 2: outs[pi][o] = unit * dot2(src[pi] + offset, fw, wx, wy)
+                            default: S.convert(src[pi] + offset, count: 1, into: outs[pi] + o)
                             }
                         }
                     } else {
@@ -289,13 +299,17 @@ enum GeneralWarp {
                             rowStarts[t] = min(max(by + t, 0), fh - 1) * fw
                         }
                         for pi in src.indices {
+                            guard taps > 1 else {       // `.nearest` copies the sample, as above
+                                S.convert(src[pi] + rowStarts[0] + cols[0], count: 1, into: outs[pi] + o)
+                                continue
+                            }
                             var acc: Float = 0
                             for j in 0..<taps {
                                 var racc: Float = 0
-                                for i in 0..<taps { racc += wx[i] * src[pi][rowStarts[j] + cols[i]] }
+                                for i in 0..<taps { racc += wx[i] * src[pi][rowStarts[j] + cols[i]].float }
                                 acc += wy[j] * racc
                             }
-                            outs[pi][o] = acc
+                            outs[pi][o] = unit * acc
                         }
                     }
                 }
@@ -309,13 +323,13 @@ enum GeneralWarp {
     /// rows are combined with `wy`, then the 6 used lanes with `wx` (the
     /// 2 extra lanes are dropped, never multiplied).
     @inline(__always)
-    static func dot6(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
+    static func dot6<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
+                                     _ wy: UnsafePointer<Float>) -> Float {
         var acc = SIMD8<Float>()
-        var row = UnsafeRawPointer(s)
-        let step = stride * MemoryLayout<Float>.stride
+        var row = s
         for j in 0..<6 {
-            acc += wy[j] * row.loadUnaligned(as: SIMD8<Float>.self)
-            row += step
+            acc += wy[j] * S.lanes8(row)
+            row += stride
         }
         let p = acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD8<Float>.self)
         return p.lowHalf.sum() + p[4] + p[5]
@@ -323,21 +337,22 @@ enum GeneralWarp {
 
     /// The 2×2 weighted sum at `s` (row stride `stride`).
     @inline(__always)
-    static func dot2(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
-        let top = wx[0] * s[0] + wx[1] * s[1]
-        let bottom = wx[0] * s[stride] + wx[1] * s[stride + 1]
+    static func dot2<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
+                                     _ wy: UnsafePointer<Float>) -> Float {
+        let top = wx[0] * s[0].float + wx[1] * s[1].float
+        let bottom = wx[0] * s[stride].float + wx[1] * s[stride + 1].float
         return wy[0] * top + wy[1] * bottom
     }
 
     /// The 4×4 weighted sum at `s` (row stride `stride`).
     @inline(__always)
-    static func dot4(_ s: UnsafePointer<Float>, _ stride: Int, _ wx: UnsafePointer<Float>, _ wy: UnsafePointer<Float>) -> Float {
+    static func dot4<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
+                                     _ wy: UnsafePointer<Float>) -> Float {
         var acc = SIMD4<Float>()
-        var row = UnsafeRawPointer(s)
-        let step = stride * MemoryLayout<Float>.stride
+        var row = s
         for j in 0..<4 {
-            acc += wy[j] * row.loadUnaligned(as: SIMD4<Float>.self)
-            row += step
+            acc += wy[j] * S.lanes4(row)
+            row += stride
         }
         return (acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD4<Float>.self)).sum()
     }

@@ -69,7 +69,7 @@ extension FrameStore {
         -> (image: Image, rejectedLow: Plane, rejectedHigh: Plane) {
         switch kernel {
         case .sigmaClip, .rejection: break
-        case .median, .mode, .mean:
+        case .median, .mode, .mean, .tukeyMean:
             throw StackerError.invalidInput(path: "", reason: "a rejection map needs a rejecting kernel (sigma-clip or the rejection family)")
         }
         let r = try reduce(kernel, weights: weights, threads: threads, networkLimit: Self.networkLimit,
@@ -144,7 +144,7 @@ extension FrameStore {
     static func network(for kernel: RobustKernel, frameCount: Int, limit: Int) -> SortingNetwork? {
         switch kernel {
         case .median, .sigmaClip: return frameCount <= limit ? SortingNetwork(count: frameCount) : nil
-        case .mode, .rejection, .mean: return nil
+        case .mode, .rejection, .mean, .tukeyMean: return nil
         }
     }
 }
@@ -266,7 +266,7 @@ struct StripJob: @unchecked Sendable {
                     return reduceRowSelecting(y, scratch, as: T.self)
                 case .sigmaClip where equalWeights:
                     return reduceRowSelecting(y, scratch, as: T.self)
-                case .sigmaClip, .mode, .rejection, .mean:
+                case .sigmaClip, .mode, .rejection, .mean, .tukeyMean:
                     break
                 }
             }
@@ -421,7 +421,7 @@ struct StripJob: @unchecked Sendable {
                         let k = Int(covered[l])
                         out[l] = k == 0 ? 0 : 0.5 * (s.v[(k - 1) / 2][l] + s.v[k / 2][l])
                     }
-                case .mode, .rejection, .mean:
+                case .mode, .rejection, .mean, .tukeyMean:
                     // Not reached: these take the scalar path.
                     for l in 0..<lanes { out[l] = 0 }
                 }
@@ -456,7 +456,7 @@ struct StripJob: @unchecked Sendable {
                 _ = ModeCluster.reduce(samples: s.values, count: k, channels: c, weights: s.weights,
                                        tolerance: tolerance, output: s.pixelOut, scratch: s.mode)
                 for ch in 0..<c { outputs[ch][pixel] = s.pixelOut[ch] }
-            case .median, .sigmaClip, .rejection, .mean:
+            case .median, .sigmaClip, .rejection, .mean, .tukeyMean:
                 var low = 0, high = 0
                 for ch in 0..<c {
                     k = 0
@@ -480,6 +480,8 @@ struct StripJob: @unchecked Sendable {
                         low += r.rejectedLow; high += r.rejectedHigh
                     case .mean:
                         value = Self.weightedMean(values, weights)
+                    case .tukeyMean(let c):
+                        value = TukeyMean.reduce(values, weights: weights, c: c)
                     default:
                         value = Median.inPlace(values)
                     }

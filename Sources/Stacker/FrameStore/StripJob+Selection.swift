@@ -14,7 +14,7 @@ extension StripJob {
                 value = SigmaClip.clipSelectingLanes(
                     v, uncovered: s.orMask, rows: n, count: count, scale: scale, kappaLow: kl,
                     kappaHigh: kh, maxIterations: iterations, deviations: s.integerDeviations)
-            case .median, .mode, .rejection, .mean:
+            case .median, .mode, .rejection, .mean, .tukeyMean:
                 // Mode and the rejection family never come here (see `reduceRow`).
                 let (lower, upper) = LaneSelection.middlePair(v, rows: n, count: count)
                 value = 0.5 * (SIMD16<Float>(lower) * scale + SIMD16<Float>(upper) * scale)

@@ -23,6 +23,10 @@ public enum RobustKernel: Sendable, Equatable {
     /// average of a run that drops frames after they are stored (`--keep`).
     /// Per pixel and channel, in input order, in doubles.
     case mean
+    /// The motion-robust average (`--mode average --robust`): the weighted
+    /// mean with Tukey's biweight around the median, tuning constant `c`.
+    /// Per pixel and channel. See `TukeyMean`.
+    case tukeyMean(c: Float)
 
     /// Mode with the default tolerance (`ModeCluster.defaultTolerance`).
     public static var mode: RobustKernel { .mode(tolerance: ModeCluster.defaultTolerance) }
@@ -53,6 +57,9 @@ public enum RobustKernel: Sendable, Equatable {
             return nil
         case .rejection(let algorithm):
             return algorithm.invalidReason
+        case .tukeyMean(let c):
+            guard c.isFinite, c > 0 else { return "the robust average's tuning constant must be positive, got \(c)" }
+            return nil
         }
     }
 }

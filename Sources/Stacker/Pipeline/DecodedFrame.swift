@@ -173,15 +173,20 @@ struct DecodedFrame: Sendable {
         }
     }
 
-    /// The frame made ready to be warped by `transform` onto a `width × height` grid, in RGB.
-    func rowWarper(by transform: Transform, width: Int, height: Int, interpolation: Interpolation) -> RowWarper? {
+    /// The frame made ready to be warped by `transform` (and `field`, when
+    /// aligned locally) onto a `width × height` grid, in RGB.
+    func rowWarper(by transform: Transform, field: DisplacementField? = nil, width: Int, height: Int,
+                   interpolation: Interpolation) -> RowWarper? {
         switch pixels {
         case .floats(let image):
-            return RowWarper(image.planes, by: transform, width: width, height: height, interpolation: interpolation)
+            return RowWarper(image.planes, by: transform, field: field, width: width, height: height,
+                             interpolation: interpolation)
         case .bytes(let image):
-            return RowWarper(image.planes, by: transform, width: width, height: height, interpolation: interpolation)
+            return RowWarper(image.planes, by: transform, field: field, width: width, height: height,
+                             interpolation: interpolation)
         case .ycbcr(let image):
-            return RowWarper(image.rgb.planes, by: transform, width: width, height: height, interpolation: interpolation)
+            return RowWarper(image.rgb.planes, by: transform, field: field, width: width, height: height,
+                             interpolation: interpolation)
         }
     }
 
@@ -189,17 +194,21 @@ struct DecodedFrame: Sendable {
     /// height` grid as Y, and onto the grid shrunk by `factor` as Cb, Cr
     /// (see `YCbCrImage`). A frame stored in another form is converted
     /// (`YCbCr.split`).
-    func ycbcrWarpers(by transform: Transform, width: Int, height: Int, factor: Int,
+    func ycbcrWarpers(by transform: Transform, field: DisplacementField? = nil, width: Int, height: Int, factor: Int,
                       interpolation: Interpolation) -> (luma: RowWarper?, chroma: RowWarper?) {
         let chromaTransform = YCbCr.chromaTransform(transform, factor: factor)
+        let chromaField = field?.shrunk(by: factor)
         let (cw, ch) = (width / factor, height / factor)
         if case .ycbcr(let image) = pixels, image.chromaFactor == factor {
-            return (RowWarper([image.luma], by: transform, width: width, height: height, interpolation: interpolation),
-                    RowWarper(image.chroma, by: chromaTransform, width: cw, height: ch, interpolation: interpolation))
+            return (RowWarper([image.luma], by: transform, field: field, width: width, height: height,
+                              interpolation: interpolation),
+                    RowWarper(image.chroma, by: chromaTransform, field: chromaField, width: cw, height: ch,
+                              interpolation: interpolation))
         }
         let (luma, chroma) = YCbCr.split(image, factor: factor)
-        return (RowWarper([luma], by: transform, width: width, height: height, interpolation: interpolation),
-                RowWarper(chroma, by: chromaTransform, width: cw, height: ch, interpolation: interpolation))
+        return (RowWarper([luma], by: transform, field: field, width: width, height: height, interpolation: interpolation),
+                RowWarper(chroma, by: chromaTransform, field: chromaField, width: cw, height: ch,
+                          interpolation: interpolation))
     }
 }
 

@@ -170,12 +170,15 @@ final class FramePreparer: Sendable {
         let gains = options.normalization == .none ? [] : options.normalization.coefficients(
             frame: isReference ? referenceBackground : frame.image.backgroundStatistics, reference: referenceBackground)
         let transform: Transform
+        var field: DisplacementField?
         if let given = options.givenTransforms?[index], given != .identity {
             report.transform = given
             report.score = 1
             transform = given
         } else if let registrar = setup?.registrar, !isReference {
-            guard try estimate(with: registrar, luma: &luma, into: &report) else { return PreparedFrame(report: report) }
+            guard try estimate(with: registrar, luma: &luma, into: &report, field: &field) else {
+                return PreparedFrame(report: report)
+            }
             transform = report.transform
         } else {
             if isReference, let stars = setup?.registrar?.referenceStars { report.record(stars) }
@@ -186,7 +189,7 @@ final class FramePreparer: Sendable {
             report.weight = starWeight(report, reference: setup?.registrar?.referenceStars)
         }
         report.used = true
-        return try deliver(index, report: report, frame: frame, transform: transform, gains: gains)
+        return try deliver(index, report: report, frame: frame, transform: transform, field: field, gains: gains)
     }
 
     /// The frame's record with what is measured on its luma: background and
@@ -220,8 +223,9 @@ final class FramePreparer: Sendable {
     /// Registers the frame and records the estimate in `report`; false
     /// (with `report.reason` set) when the frame is rejected: by the model's
     /// own verdict (translation, homography), else by the score threshold.
+    /// A local alignment's field goes to `field`.
     private func estimate(with registrar: FrameRegistrar, luma: inout LumaPlanes,
-                          into report: inout FrameReport) throws -> Bool {
+                          into report: inout FrameReport, field: inout DisplacementField?) throws -> Bool {
         let name = report.path
         let estimate = try clock.time(.register) {
             try registrationFailure(naming: name) {
@@ -234,6 +238,8 @@ final class FramePreparer: Sendable {
         report.score = estimate.score.isFinite ? estimate.score : 0
         report.alignmentNote = estimate.note
         report.overlapAgreement = estimate.overlapAgreement
+        report.localField = estimate.field?.summary
+        field = estimate.field
         if let stars = estimate.stars { report.record(stars) }
         if let rejection = estimate.rejection {
             report.reason = rejection
@@ -250,14 +256,15 @@ final class FramePreparer: Sendable {
     /// as it is to the consumer for the fold (average); as Y and Cb, Cr when
     /// the kernel works on Y, Cb, Cr.
     private func deliver(_ index: Int, report: FrameReport, frame decoded: DecodedFrame, transform: Transform,
-                         gains: Gains) throws -> PreparedFrame {
+                         field: DisplacementField?, gains: Gains) throws -> PreparedFrame {
         let (width, height) = (plan.reference.width, plan.reference.height)
         let frame: RowWarper?, chroma: RowWarper?
         if let factor = plan.combination.ycbcrFactor {
-            (frame, chroma) = decoded.ycbcrWarpers(by: transform, width: width, height: height, factor: factor,
-                                                   interpolation: options.interpolation)
+            (frame, chroma) = decoded.ycbcrWarpers(by: transform, field: field, width: width, height: height,
+                                                   factor: factor, interpolation: options.interpolation)
         } else {
-            frame = decoded.rowWarper(by: transform, width: width, height: height, interpolation: options.interpolation)
+            frame = decoded.rowWarper(by: transform, field: field, width: width, height: height,
+                                      interpolation: options.interpolation)
             chroma = nil
         }
         guard let stores else {

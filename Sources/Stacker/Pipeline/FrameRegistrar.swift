@@ -18,6 +18,8 @@ struct RegistrationEstimate: Sendable {
     var note: String?
     /// What the frame's stars showed (star models).
     var stars: StarSummary?
+    /// The residual displacements after `transform` (local alignment).
+    var field: DisplacementField?
 }
 
 /// Stars found and matched in one frame, with their median FWHM (px) and
@@ -59,6 +61,10 @@ struct FrameRegistrar: Sendable {
             var options = HomographyOptions()
             options.minimumScore = minimumScore
             model = try HomographyRegistrar(reference: reference, options: options)
+        case .local:
+            var options = HomographyOptions()
+            options.minimumScore = minimumScore
+            model = try LocalRegistration(reference: reference, homography: options)
         case .stars, .starsAffine:
             var options = StarOptions()
             options.detection.detectionSigma = starSigma

@@ -23,6 +23,10 @@ public enum Alignment: String, Sendable, CaseIterable {
     /// A full perspective transform (8 parameters), for handheld bursts:
     /// the translation, then direct robust refinement on a pyramid.
     case homography
+    /// The homography, then a smooth field of per-tile residual
+    /// displacements (`TileAligner`), for bursts with parallax: near things
+    /// that move against far ones as the hand moves.
+    case local
     /// A similarity transform (rotation, scale, translation) from matched
     /// stars, for astro frames with field rotation (alt-az mounts): stars
     /// detected on the luma, matched by triangle invariants, fitted on
@@ -88,6 +92,9 @@ public struct StackOptions: Sendable {
     /// given transforms; `background` needs star alignment, calibration or
     /// normalisation (see `starMeasureConflict(transformsGiven:)`).
     public var keepBy: FrameSelection.Measure?
+    /// `--robust`, with `--mode average`: the motion-robust average
+    /// (`RobustKernel.tukeyMean`), from a frame store like the median.
+    public var robustAverage = false
     /// Mode kernel: samples closer than this (colour distance, 0…1 scale) form one cluster.
     public var modeTolerance: Float = 0.06
     /// Drizzle onto a finer grid (`--scale`, `--pixfrac`, `--drizzle-kernel`):

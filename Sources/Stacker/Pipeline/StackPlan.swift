@@ -66,7 +66,7 @@ struct StackPlan: Sendable, Equatable {
         switch options.mode {
         case .mode: return .bytes
         // Under --keep the average is taken from a store, as the robust kernels are.
-        case .average: return .ycbcr(factor: options.keep == nil ? nil : 2)
+        case .average: return .ycbcr(factor: options.keep == nil && !options.robustAverage ? nil : 2)
         case .median, .sigmaClip: return .ycbcr(factor: 2)
         }
     }
@@ -86,12 +86,11 @@ struct StackPlan: Sendable, Equatable {
         // star above 1), and an integer store would clip them.
         let depth = options.storeDepth ?? Self.storeDepth(bitDepth: reference.bitDepth, calibrated: calibrated,
                                                           outputBitDepth: options.outputBitDepth ?? 8)
-        // 8-bit frames whose transforms are all translations can be warped as
-        // the kernel reduces them: no warped copy of the burst is stored.
-        let translationsOnly = options.givenTransforms.map { $0.allSatisfy { $0.inverse?.isTranslation == true } }
-            ?? (options.alignment == .translation || options.alignment == .none)
-        // A rejection map is made by the frame store's reduce (not deferred).
-        let deferWarps = keepBytes && translationsOnly && !options.makesRejectionMap
+        // 8-bit frames can be warped as the kernel reduces them, whatever
+        // their transforms (a warper reads their bytes): no warped copy of
+        // the burst is stored. A rejection map is made by the frame store's
+        // reduce (not deferred).
+        let deferWarps = keepBytes && !options.makesRejectionMap
         makesRejectionMap = options.makesRejectionMap
         combination = Self.combination(options: options, reference: reference, depth: depth,
                                        deferWarps: deferWarps, frameCount: frameCount)
@@ -119,7 +118,9 @@ struct StackPlan: Sendable, Equatable {
         }
         switch options.mode {
         // Frames dropped by --keep must leave after they are stored: a store's mean.
-        case .average: return options.keep == nil ? nil : .mean
+        case .average:
+            if options.robustAverage { return .tukeyMean(c: TukeyMean.defaultC) }
+            return options.keep == nil ? nil : .mean
         case .median: return .median
         case .mode: return .mode(tolerance: options.modeTolerance)
         case .sigmaClip:

@@ -26,6 +26,10 @@ public struct FrameReport: Sendable, Equatable {
     /// A remark from registration (e.g. why a homography fell back to the
     /// translation), nil when there is none.
     public var alignmentNote: String?
+    /// What local alignment (`--align local`) found after the global
+    /// transform: median and 95th percentile of the tiles' residual
+    /// displacements and the share of tiles that fell back; nil otherwise.
+    public var localField: DisplacementSummary?
     /// Sharpness (mean squared gradient of the downscaled luma), when the
     /// reference was chosen automatically.
     public var sharpness: Double?

@@ -68,6 +68,10 @@ public struct StackReport: Sendable {
         if let agreement = f.overlapAgreement { out += ", \"overlapAgreement\": \(JSONText.number(agreement))" }
         if let sigma = f.noiseSigma { out += ", \"noise\": \(JSONText.number(sigma))" }
         if let note = f.alignmentNote { out += ", \"alignmentNote\": \(JSONText.string(note))" }
+        if let l = f.localField {
+            out += ", \"localMedian\": \(JSONText.number(l.median)), \"localP95\": \(JSONText.number(l.p95))"
+            out += ", \"localFallback\": \(JSONText.number(l.fallbackShare))"
+        }
         if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
         if let b = f.background { out += ", \"background\": \(JSONText.number(b))" }
         if let n = f.starsFound { out += ", \"starsFound\": \(n)" }

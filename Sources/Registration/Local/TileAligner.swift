@@ -1,0 +1,234 @@
+/// Local (tile) alignment of a frame already warped onto the reference grid
+/// by a global transform: what the global transform leaves, parallax of
+/// near things against far ones, measured per tile on a pyramid and
+/// returned as a smooth `DisplacementField` (after Hasinoff et al. 2016,
+/// HDR+).
+///
+/// 1. **Pyramid.** Reference and frame are halved (box average) up to
+///    `levels − 1` times, while a level still holds two tiles a side.
+/// 2. **Coarse to fine.** Each level is cut into `tileSize` tiles. A tile's
+///    starting offsets are the coarser level's field at its centre (doubled;
+///    interpolated), the displacements of the four coarser tiles around it,
+///    and 0 (the global transform); the cheapest of them is searched
+///    ±`searchRadius` (coarsest level) or ±`refineRadius` integer pixels.
+///    The cost is the mean squared difference on coarser levels and the
+///    mean absolute difference at full resolution (robust to the noise and
+///    to small moving things).
+/// 3. **Subpixel.** At full resolution `subpixelIterations` Lucas–Kanade
+///    steps (reference gradients, bilinear frame samples) refine each
+///    tile's integer offset, by at most one pixel.
+/// 4. **Fallback.** A tile whose reference is flat (standard deviation below
+///    `minimumContrast`) or that the frame does not cover keeps its coarser
+///    estimate (0, the global transform, on the coarsest level). At full
+///    resolution a tile keeps 0 unless its match lowers the global
+///    transform's cost by `minimumImprovement`, goes to 0 when its best cost
+///    is above `maximumCostRatio` times the median tile's (it matches
+///    nothing: a passer-by, an occlusion edge), and takes the median of its
+///    3 × 3 neighbourhood when it lies more than 1 px from it. All of these
+///    count as fallen back.
+public struct TileAligner: Sendable {
+    /// Reference width in pixels (frames must match).
+    public let width: Int
+    /// Reference height in pixels (frames must match).
+    public let height: Int
+    /// The options this aligner was built with.
+    public let options: TileAlignmentOptions
+    /// Reference pyramid, full resolution first.
+    private let pyramid: [Plane]
+
+    /// Prepares alignment against `reference` (a luma plane, 0…1).
+    /// - Throws: `RegistrationError.tooSmall` when the reference does not
+    ///   hold two tiles a side, or the tile size is below 4.
+    public init(reference: Plane, options: TileAlignmentOptions = .init()) throws {
+        let t = options.tileSize
+        guard t >= 4, reference.width >= 2 * t, reference.height >= 2 * t else {
+            throw RegistrationError.tooSmall(
+                "Reference plane is \(reference.width)×\(reference.height); local alignment with \(t) px tiles needs at least \(2 * t)×\(2 * t) pixels.")
+        }
+        width = reference.width
+        height = reference.height
+        self.options = options
+        pyramid = Self.pyramid(reference, levels: options.levels, tileSize: t)
+    }
+
+    /// The halving pyramid of `plane`: at most `levels` levels, each holding
+    /// at least two `tileSize` tiles a side.
+    static func pyramid(_ plane: Plane, levels: Int, tileSize: Int) -> [Plane] {
+        var out = [plane]
+        while out.count < max(1, levels), let last = out.last, min(last.width, last.height) / 2 >= 2 * tileSize {
+            out.append(last.downsampled(by: 2))
+        }
+        return out
+    }
+
+    /// The residual displacement field of `frame`, which the global
+    /// transform has already put on the reference grid (reference size).
+    /// Where `coverage` (same size, optional) is 0 the frame has no data;
+    /// the reference is used there, so those pixels favour no displacement.
+    /// - Throws: `RegistrationError.sizeMismatch` when a plane is not the reference's size.
+    public func align(_ frame: Plane, coverage: Plane? = nil) throws -> DisplacementField {
+        guard frame.width == width, frame.height == height,
+              coverage.map({ $0.width == width && $0.height == height }) ?? true else {
+            throw RegistrationError.sizeMismatch(
+                "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
+        }
+        var filled = frame
+        if let coverage {
+            let reference = pyramid[0]
+            for i in 0..<filled.count where coverage.pixels[i] <= 0 { filled.pixels[i] = reference.pixels[i] }
+        }
+        let frames = Self.pyramid(filled, levels: pyramid.count, tileSize: options.tileSize)
+        var coarser: DisplacementField?
+        for level in pyramid.indices.reversed() {
+            coarser = alignLevel(level, frame: frames[level], coarser: coarser)
+        }
+        guard var field = coarser else { return .zero }
+        Self.rejectOutliers(&field, limit: 1)
+        return field
+    }
+
+    /// The tile grid of a `width` × `height` level: whole tiles from the
+    /// top-left corner, centres `tileSize` apart.
+    private func grid(width: Int, height: Int) -> DisplacementField {
+        let t = options.tileSize
+        return DisplacementField(columns: max(1, width / t), rows: max(1, height / t), spacing: Double(t),
+                                 originX: Double(t - 1) / 2, originY: Double(t - 1) / 2)
+    }
+
+    /// One level: every tile's displacement in this level's pixels.
+    private func alignLevel(_ level: Int, frame: Plane, coarser: DisplacementField?) -> DisplacementField {
+        let reference = pyramid[level]
+        var field = grid(width: reference.width, height: reference.height)
+        // Best full-resolution cost per tile (infinity: not measured).
+        var costs = [Float](repeating: .infinity, count: field.dx.count)
+        let t = options.tileSize
+        let isFinest = level == 0
+        let radius = coarser == nil ? options.searchRadius : options.refineRadius
+        reference.pixels.withUnsafeBufferPointer { r in
+            frame.pixels.withUnsafeBufferPointer { f in
+                let patch = TilePatch(reference: r.baseAddress!, frame: f.baseAddress!,
+                                      width: reference.width, height: reference.height, size: t)
+                for row in 0..<field.rows {
+                    for column in 0..<field.columns {
+                        let index = row * field.columns + column
+                        let x0 = column * t, y0 = row * t
+                        let candidates = Self.candidates(column: column, row: row, tileSize: t, coarser: coarser)
+                        let start = candidates.first ?? (0, 0)
+                        guard patch.deviation(x0: x0, y0: y0) >= options.minimumContrast else {
+                            field.dx[index] = Float(start.0); field.dy[index] = Float(start.1)
+                            field.fellBack[index] = true
+                            continue
+                        }
+                        let squared = !isFinest
+                        var best = (dx: start.0.rounded(), dy: start.1.rounded())
+                        var bestCost = Float.infinity
+                        for c in candidates {
+                            let a = Int(c.0.rounded()), b = Int(c.1.rounded())
+                            let cost = patch.cost(x0: x0, y0: y0, dx: a, dy: b, squared: squared)
+                            if cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
+                        }
+                        // The global transform's cost, which a full-resolution match must beat.
+                        let global = isFinest ? patch.cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared) : .infinity
+                        let centre = (Int(best.dx), Int(best.dy))
+                        for b in -radius...radius {
+                            for a in -radius...radius where a != 0 || b != 0 {
+                                let cost = patch.cost(x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b, squared: squared)
+                                if cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
+                            }
+                        }
+                        guard bestCost.isFinite else {
+                            field.dx[index] = Float(start.0); field.dy[index] = Float(start.1)
+                            field.fellBack[index] = true
+                            continue
+                        }
+                        if isFinest, best != (0, 0), Double(bestCost) > (1 - options.minimumImprovement) * Double(global) {
+                            best = (0, 0)
+                            bestCost = global
+                            field.fellBack[index] = true
+                        }
+                        if isFinest { costs[index] = bestCost }
+                        if isFinest {
+                            best = patch.subpixel(x0: x0, y0: y0, from: best, iterations: options.subpixelIterations)
+                        }
+                        field.dx[index] = Float(best.dx); field.dy[index] = Float(best.dy)
+                    }
+                }
+            }
+        }
+        if isFinest { Self.dropUnmatched(&field, costs: costs, ratio: Float(options.maximumCostRatio)) }
+        return field
+    }
+
+    /// Starting offsets of a tile, in its level's pixels: the coarser
+    /// field interpolated at the tile's centre, the four coarser tiles
+    /// around it, and 0; all doubled from the coarser level. Only 0 on the
+    /// coarsest level.
+    private static func candidates(column: Int, row: Int, tileSize t: Int,
+                                   coarser: DisplacementField?) -> [(Double, Double)] {
+        guard let coarser else { return [(0, 0)] }
+        // A level pixel X sits at 2X + 0.5 of the level below.
+        let cx = (Double(column * t) + Double(t - 1) / 2 - 0.5) / 2
+        let cy = (Double(row * t) + Double(t - 1) / 2 - 0.5) / 2
+        let d = coarser.displacement(x: cx, y: cy)
+        var out = [(2 * d.dx, 2 * d.dy)]
+        let gx = (cx - coarser.originX) / coarser.spacing, gy = (cy - coarser.originY) / coarser.spacing
+        for (i, j) in [(gx.rounded(.down), gy.rounded(.down)), (gx.rounded(.up), gy.rounded(.down)),
+                       (gx.rounded(.down), gy.rounded(.up)), (gx.rounded(.up), gy.rounded(.up))] {
+            let ci = min(max(Int(i), 0), coarser.columns - 1), cj = min(max(Int(j), 0), coarser.rows - 1)
+            let k = cj * coarser.columns + ci
+            out.append((2 * Double(coarser.dx[k]), 2 * Double(coarser.dy[k])))
+        }
+        out.append((0, 0))
+        return out
+    }
+
+    /// Sets to 0 (the global transform), fallen back, each tile whose best
+    /// cost is above `ratio` times the median of the measured tiles' (it
+    /// matches nothing: something moved there, or it straddles an
+    /// occlusion). Giving such tiles their neighbours' median instead cost
+    /// 2 dB on Samples/street, whose passers-by then dragged the frame.
+    static func dropUnmatched(_ field: inout DisplacementField, costs: [Float], ratio: Float) {
+        var measured = costs.filter(\.isFinite)
+        guard !measured.isEmpty else { return }
+        measured.sort()
+        let limit = ratio * measured[measured.count / 2]
+        for i in costs.indices where costs[i].isFinite && costs[i] > limit {
+            field.dx[i] = 0; field.dy[i] = 0
+            field.fellBack[i] = true
+        }
+    }
+
+    /// Replaces each tile lying more than `limit` px from the median of its
+    /// 3 × 3 neighbourhood (per component) by that median, marking it
+    /// fallen back.
+    static func rejectOutliers(_ field: inout DisplacementField, limit: Float) {
+        let source = field
+        var xs = [Float](), ys = [Float]()
+        for row in 0..<source.rows {
+            for column in 0..<source.columns {
+                xs.removeAll(keepingCapacity: true); ys.removeAll(keepingCapacity: true)
+                for j in max(0, row - 1)...min(source.rows - 1, row + 1) {
+                    for i in max(0, column - 1)...min(source.columns - 1, column + 1) {
+                        xs.append(source.dx[j * source.columns + i]); ys.append(source.dy[j * source.columns + i])
+                    }
+                }
+                guard xs.count >= 4 else { continue }
+                xs.sort(); ys.sort()
+                let mx = xs[xs.count / 2], my = ys[ys.count / 2]
+                let k = row * source.columns + column
+                if abs(source.dx[k] - mx) > limit || abs(source.dy[k] - my) > limit {
+                    field.dx[k] = mx; field.dy[k] = my
+                    field.fellBack[k] = true
+                }
+            }
+        }
+    }
+}
+
+// References
+// - S. W. Hasinoff, D. Sharlet, R. Geiss, A. Adams, J. T. Barron, F. Kainz,
+//   J. Chen and M. Levoy, "Burst photography for high dynamic range and
+//   low-light imaging on mobile cameras", ACM Trans. Graphics 35(6), 2016
+//   (tile alignment on a pyramid, L2 coarse and L1 fine costs).
+// - B. D. Lucas and T. Kanade, "An iterative image registration technique
+//   with an application to stereo vision", IJCAI 1981 (subpixel steps).
