@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import Registration
+
+/// Edge-aware upsampling of a depth map or matte onto the photo's grid
+/// (Kopf, Cohen, Lischinski & Uyttendaele's joint bilateral upsampling):
+/// each photo pixel averages the 4 × 4 nearest low-resolution samples,
+/// weighted by their distance (a Gaussian of σ = 1 low-resolution pixel)
+/// and by how close the photo's colour there is to the photo's colour
+/// under that sample (a Gaussian of σ = `colourSigma` in 0…1 RGB). A
+/// sample across the subject's outline has another colour and hardly
+/// counts, so a mask made from the result follows the outline in the
+/// photo rather than the blocky one of the small map, and texture inside
+/// the subject (within σ of its colour) is not copied into the depth.
+public enum JointBilateralUpsampling {
+    /// The colour difference (RGB distance, 0…1 samples) at which a
+    /// sample's weight falls to e^(−1/2): textures of ±0.1 stay one
+    /// surface, a subject/background step of 0.3 and more is cut.
+    public static let colourSigma: Float = 0.12
+
+    /// `low` brought to `photo`'s size (any size ratio; equal sizes give
+    /// `low` unchanged), clamped to `low`'s range.
+    public static func upsample(_ low: Plane, guide photo: Image) -> Plane {
+        let W = photo.width, H = photo.height, w = low.width, h = low.height
+        if w == W && h == H { return low }
+        // The photo's colour under each low-resolution sample: the mean of its footprint.
+        let small = photo.planes.map { $0.areaMean(width: w, height: h) }
+        let channels = photo.channels
+        let sx = Float(w) / Float(W), sy = Float(h) / Float(H)
+        let rangeScale = -1 / (2 * colourSigma * colourSigma)
+        var out = [Float](repeating: 0, count: W * H)
+        var colour = [Float](repeating: 0, count: channels)
+        for y in 0..<H {
+            let fy = (Float(y) + 0.5) * sy - 0.5
+            let y0 = Int(fy.rounded(.down)) - 1
+            for x in 0..<W {
+                let fx = (Float(x) + 0.5) * sx - 0.5
+                let x0 = Int(fx.rounded(.down)) - 1
+                for c in 0..<channels { colour[c] = photo.planes[c].pixels[y * W + x] }
+                var sum: Float = 0, weights: Float = 0, nearest: Float = 0, nearestDistance = Float.infinity
+                for qy in max(0, y0)...min(h - 1, y0 + 3) {
+                    let dy = Float(qy) - fy
+                    for qx in max(0, x0)...min(w - 1, x0 + 3) {
+                        let dx = Float(qx) - fx
+                        let q = qy * w + qx
+                        var d2: Float = 0
+                        for c in 0..<channels {
+                            let e = colour[c] - small[c].pixels[q]
+                            d2 += e * e
+                        }
+                        let weight = (-(dx * dx + dy * dy) / 2 + d2 * rangeScale).exponentiated
+                        sum += weight * low.pixels[q]
+                        weights += weight
+                        if dx * dx + dy * dy < nearestDistance { nearestDistance = dx * dx + dy * dy; nearest = low.pixels[q] }
+                    }
+                }
+                // Every sample far in colour: the nearest one.
+                out[y * W + x] = weights > 1e-12 ? sum / weights : nearest
+            }
+        }
+        return Plane(width: W, height: H, pixels: out)
+    }
+}
+
+extension Float {
+    /// e^self.
+    var exponentiated: Float { expf(self) }
+}
+
+extension PixelPlane where Sample == Float {
+    /// The plane resampled to `width × height` by bilinear interpolation,
+    /// pixel centres aligned (the corners of both grids coincide), edges
+    /// clamped.
+    public func bilinearResized(width ow: Int, height oh: Int) -> Plane {
+        if ow == width && oh == height { return self }
+        let sx = Float(width) / Float(ow), sy = Float(height) / Float(oh)
+        var out = [Float](repeating: 0, count: ow * oh)
+        for y in 0..<oh {
+            let fy = min(Float(height - 1), max(0, (Float(y) + 0.5) * sy - 0.5))
+            let y0 = Int(fy), y1 = min(height - 1, y0 + 1), ty = fy - Float(y0)
+            for x in 0..<ow {
+                let fx = min(Float(width - 1), max(0, (Float(x) + 0.5) * sx - 0.5))
+                let x0 = Int(fx), x1 = min(width - 1, x0 + 1), tx = fx - Float(x0)
+                let top = pixels[y0 * width + x0] * (1 - tx) + pixels[y0 * width + x1] * tx
+                let bottom = pixels[y1 * width + x0] * (1 - tx) + pixels[y1 * width + x1] * tx
+                out[y * ow + x] = top * (1 - ty) + bottom * ty
+            }
+        }
+        return Plane(width: ow, height: oh, pixels: out)
+    }
+
+    /// The plane shrunk to `width × height` (each at most the plane's):
+    /// every output pixel the mean of the input pixels whose centres fall
+    /// in its footprint (at least the one nearest its centre).
+    func areaMean(width ow: Int, height oh: Int) -> Plane {
+        var out = [Float](repeating: 0, count: ow * oh)
+        for y in 0..<oh {
+            let ya = y * height / oh, yb = max(ya + 1, (y + 1) * height / oh)
+            for x in 0..<ow {
+                let xa = x * width / ow, xb = max(xa + 1, (x + 1) * width / ow)
+                var sum: Float = 0
+                for yy in ya..<min(height, yb) { for xx in xa..<min(width, xb) { sum += pixels[yy * width + xx] } }
+                out[y * ow + x] = sum / Float((min(height, yb) - ya) * (min(width, xb) - xa))
+            }
+        }
+        return Plane(width: ow, height: oh, pixels: out)
+    }
+}
+
+// References
+// - J. Kopf, M. F. Cohen, D. Lischinski, M. Uyttendaele, "Joint Bilateral
+//   Upsampling", ACM Transactions on Graphics 26(3), 2007.
