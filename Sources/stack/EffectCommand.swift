@@ -189,12 +189,16 @@ func runEffect(_ arguments: [FilePath]) -> ExitCode {
             return .success
         case .run(let s): settings = s
         }
-    } catch {
+    } catch let error as UsageError {
         let t = Terminal(quiet: true)
         t.line("stack effect: error: \(error)")
         t.line("Usage: \(EffectCommand.usage)")
         t.line("  See 'stack effect --help' for more information.")
-        return error is UsageError ? .usage : .failure
+        return .usage
+    } catch {
+        // An unreadable --background.
+        Terminal(quiet: true).line("stack effect: error: \(error)")
+        return .failure
     }
     let terminal = Terminal(quiet: settings.quiet)
     let outputs = settings.photos.map { EffectCommand.outputPath(for: $0, settings: settings) }

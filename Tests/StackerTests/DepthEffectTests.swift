@@ -190,6 +190,24 @@ struct DepthEffectTests {
         try Self.checkReader(bytes: try Self.scene.mpfJPEG(), name: "mpf.jpg", source: .mpfDisparity)
     }
 
+    @Test("an MPF disparity image is turned upright with the photo's EXIF orientation (6: 90° clockwise)")
+    func mpfOrientation() throws {
+        // EXIF: little-endian TIFF, IFD0 with one entry, Orientation (0x0112) SHORT 6.
+        let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]
+        let jpeg = HandMadeMetadata.inserting([(0xE1, Array("Exif".utf8) + [0, 0] + tiff)], intoJPEG: try Self.scene.mpfJPEG())
+        let folder = try TestFiles.temporaryFolder("depth-mpf-rotated")
+        defer { TestFiles.remove(folder) }
+        try Data(jpeg).write(to: URL(fileURLWithPath: folder + "/rotated.jpg"))
+        let photo = try ImageFile.read(folder + "/rotated.jpg")
+        #expect(photo.image.width == Self.scene.height && photo.image.height == Self.scene.width)
+        let nearness = try #require(try PortraitData.read(folder + "/rotated.jpg").nearness)
+        let expected = Orientation.apply(6, to: PortraitData.stretched(Self.scene.disparity()))
+        #expect(nearness.width == expected.width && nearness.height == expected.height)
+        let worst = zip(nearness.pixels, expected.pixels).map { abs($0 - $1) }.max() ?? 1
+        // Quality-100 JPEG of a two-level map: a few levels of ringing at most.
+        #expect(worst < 0.05, "worst \(worst)")
+    }
+
     @Test("a GDepth RangeInverse map in extended XMP (two pieces) is read, near = 1, and its mask matches the subject")
     func gDepthReader() throws {
         try Self.checkReader(bytes: try Self.scene.gDepthJPEG(pieces: 2), name: "gdepth.jpg", source: .gDepth)

@@ -50,15 +50,25 @@ public struct PortraitData: Sendable {
             let decoded = try ImageFile.decode(bytes: Array(bytes[range]), path: file.description + " (MPF image)", maxPixels: maxPixels)
             // A disparity map is one gray channel; a colour image here is another view.
             guard decoded.image.channels == 1 else { continue }
-            return PortraitData(nearness: stretched(decoded.image.planes[0]), source: .mpfDisparity)
+            return PortraitData(nearness: stretched(upright(decoded, photo: bytes)), source: .mpfDisparity)
         }
         if let gdepth = GDepthXMP(jpeg: bytes) {
             let decoded = try ImageFile.decode(bytes: gdepth.image, path: file.description + " (GDepth image)", maxPixels: maxPixels)
-            var plane = decoded.image.planes[0]
+            var plane = upright(decoded, photo: bytes)
             for i in plane.pixels.indices { plane.pixels[i] = gdepth.nearness(plane.pixels[i]) }
             return PortraitData(nearness: stretched(plane), source: .gDepth)
         }
         return PortraitData(nearness: nil, source: nil)
+    }
+
+    /// The first plane of a depth image embedded in the JPEG `photo`, turned
+    /// upright as the photo is: the map is stored on the photo's stored
+    /// grid, so the photo's EXIF orientation applies to it too (unless the
+    /// depth image carries its own).
+    static func upright(_ depth: DecodedImage, photo: [UInt8]) -> Plane {
+        let plane = depth.image.planes[0]
+        guard depth.orientation == 1 else { return plane }
+        return Orientation.apply(EXIF.read(jpeg: photo).orientation, to: plane)
     }
 
     /// A side-car depth image: its first channel (its luma when in colour),
