@@ -1,42 +1,65 @@
 internal import Registration
 
-/// Variable box means over planes, the depth-of-field blur's kernel. Each pass runs along rows from a running prefix sum
-/// in `Double` (so a long row loses no precision), on the calling thread
-/// (a batch runs one photo per core); the vertical pass is the horizontal one on the transposed plane.
-/// Windows are clipped at the border and divided by the samples they hold.
+/// Variable box means over planes, the depth-of-field blur's kernel. Each
+/// pass runs along rows from a running prefix sum in `Double` (so a long
+/// row loses no precision), on the calling thread (a batch runs one photo
+/// per core); the vertical pass is the horizontal one on the transposed
+/// plane. Windows are clipped at the border and divided by the samples
+/// they hold.
 enum BoxFilter {
+    /// Per-pixel radii rounded to whole pixels once, row-major for the row
+    /// pass and transposed for the column pass, so several planes blurred
+    /// alike share them.
+    struct Radii {
+        let width: Int, height: Int
+        let rows: [Int32], columns: [Int32]
+
+        init(_ radius: Plane) {
+            width = radius.width
+            height = radius.height
+            rows = radius.pixels.map { Int32(max(0, $0).rounded()) }
+            columns = radius.transposed.pixels.map { Int32(max(0, $0).rounded()) }
+        }
+    }
+
     /// A variable box mean: each pixel averages the window of radius
     /// `radius[x, y]` (rounded to whole pixels) around it, horizontally then
     /// vertically (the separable approximation of a square window: the
     /// vertical pass uses the radius of the pixel it writes).
     static func variableMean(_ plane: Plane, radius: Plane) -> Plane {
-        let rows = horizontal(plane, radius: radius)
-        return horizontal(rows.transposed, radius: radius.transposed).transposed
+        variableMean(plane, radii: Radii(radius))
     }
 
-    /// The row pass with a per-pixel radius plane.
-    private static func horizontal(_ plane: Plane, radius: Plane) -> Plane {
-        precondition(radius.width == plane.width && radius.height == plane.height,
-                     "radius plane \(radius.width)×\(radius.height) does not match \(plane.width)×\(plane.height)")
-        return radius.pixels.withUnsafeBufferPointer { rad in
-            horizontal(plane) { i in Int(max(0, rad[i]).rounded()) }
-        }
+    /// `variableMean(_:radius:)` with the radii already rounded.
+    static func variableMean(_ plane: Plane, radii: Radii) -> Plane {
+        precondition(radii.width == plane.width && radii.height == plane.height,
+                     "radius plane \(radii.width)×\(radii.height) does not match \(plane.width)×\(plane.height)")
+        let rows = horizontal(plane, radius: radii.rows)
+        return horizontal(rows.transposed, radius: radii.columns).transposed
     }
 
-    /// The row pass: pixel `i` (row-major index) averages the samples of its
-    /// row within `radius(i)` of it.
-    private static func horizontal(_ plane: Plane, radius: (Int) -> Int) -> Plane {
+    /// The row pass: pixel `i` (row-major) averages the samples of its row
+    /// within `radius[i]` of it.
+    private static func horizontal(_ plane: Plane, radius: [Int32]) -> Plane {
         let w = plane.width, h = plane.height
         var prefix = [Double](repeating: 0, count: w + 1)
         let out = [Float](unsafeUninitializedCapacity: w * h) { dst, initialised in
             plane.pixels.withUnsafeBufferPointer { src in
-                for y in 0..<h {
-                    let base = y * w
-                    for x in 0..<w { prefix[x + 1] = prefix[x] + Double(src[base + x]) }
-                    for x in 0..<w {
-                        let r = radius(base + x)
-                        let lo = max(0, x - r), hi = min(w, x + r + 1)
-                        dst[base + x] = Float((prefix[hi] - prefix[lo]) / Double(hi - lo))
+                radius.withUnsafeBufferPointer { rad in
+                    prefix.withUnsafeMutableBufferPointer { prefix in
+                        for y in 0..<h {
+                            let base = y * w
+                            var running = 0.0
+                            for x in 0..<w {
+                                running += Double(src[base + x])
+                                prefix[x + 1] = running
+                            }
+                            for x in 0..<w {
+                                let r = Int(rad[base + x])
+                                let lo = max(0, x - r), hi = min(w, x + r + 1)
+                                dst[base + x] = Float((prefix[hi] - prefix[lo]) / Double(hi - lo))
+                            }
+                        }
                     }
                 }
             }

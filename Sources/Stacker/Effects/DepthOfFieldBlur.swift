@@ -13,11 +13,12 @@ enum DepthOfFieldBlur {
     /// (inside a large subject) the pixel is kept.
     static func blurred(_ image: Image, radius: Plane, subject: Plane) -> Image {
         let weight = Plane(width: image.width, height: image.height, pixels: subject.pixels.map { 1 - $0 })
-        let weightSum = BoxFilter.variableMean(weight, radius: radius)
+        let radii = BoxFilter.Radii(radius)
+        let weightSum = BoxFilter.variableMean(weight, radii: radii)
         let planes = image.planes.map { plane -> Plane in
             let weighted = Plane(width: plane.width, height: plane.height,
                                  pixels: zip(plane.pixels, weight.pixels).map { $0 * $1 })
-            var sum = BoxFilter.variableMean(weighted, radius: radius)
+            var sum = BoxFilter.variableMean(weighted, radii: radii)
             for i in sum.pixels.indices {
                 let w = weightSum.pixels[i]
                 sum.pixels[i] = w > 1e-4 ? min(1, max(0, sum.pixels[i] / w)) : plane.pixels[i]
