@@ -29,7 +29,9 @@ public enum JointBilateralUpsampling {
     /// `low` unchanged). The result stays within `low`'s range (a weighted
     /// mean of its samples). The spatial weight is separable and tabulated
     /// per output column and row, the colour weight tabulated over the
-    /// squared difference, so a pixel costs 16 table look-ups and no `exp`.
+    /// squared difference, so a pixel costs 16 table look-ups and no `exp`;
+    /// where the 16 samples span less than one 8-bit level the nearest is
+    /// taken (the result moves by less than that level).
     public static func upsample(_ low: Plane, guide photo: Image) -> Plane {
         let W = photo.width, H = photo.height, w = low.width, h = low.height
         if w == W && h == H { return low }
@@ -42,11 +44,17 @@ public enum JointBilateralUpsampling {
             (-(Float(k) + 0.5) / Float(rangeTableSize) * rangeCutoff / 2).exponentiated
         }
         let tableScale = Float(rangeTableSize) / (rangeCutoff * sigma2)
+        let flat = flatWindows(low)
         var out = [Float](repeating: 0, count: W * H)
         for y in 0..<H {
             let row = rows[y]
             for x in 0..<W {
                 let column = columns[x]
+                // All 16 samples within one level: no edge to follow, any of them will do.
+                if flat[row.first * w + column.first] {
+                    out[y * W + x] = low.pixels[row.nearest * w + column.nearest]
+                    continue
+                }
                 var sum: Float = 0, weights: Float = 0
                 for (qy, wy) in zip(row.first..<(row.first + row.weights.count), row.weights) {
                     for (qx, wx) in zip(column.first..<(column.first + column.weights.count), column.weights) {
@@ -68,6 +76,31 @@ public enum JointBilateralUpsampling {
             }
         }
         return Plane(width: W, height: H, pixels: out)
+    }
+
+    /// Whether the 4 × 4 window of `low` starting at each sample (clipped at
+    /// the border) spans less than one 8-bit level.
+    static func flatWindows(_ low: Plane) -> [Bool] {
+        let w = low.width, h = low.height
+        // Row-wise ranges over 4 samples, then column-wise over 4 rows.
+        var lo = [Float](repeating: 0, count: w * h), hi = [Float](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                var a = Float.infinity, b = -Float.infinity
+                for k in x..<min(w, x + 4) { a = min(a, low.pixels[y * w + k]); b = max(b, low.pixels[y * w + k]) }
+                lo[y * w + x] = a
+                hi[y * w + x] = b
+            }
+        }
+        var flat = [Bool](repeating: false, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                var a = Float.infinity, b = -Float.infinity
+                for k in y..<min(h, y + 4) { a = min(a, lo[k * w + x]); b = max(b, hi[k * w + x]) }
+                flat[y * w + x] = b - a < 1 / 255
+            }
+        }
+        return flat
     }
 
     /// For each of `count` output positions along one axis: the first of
