@@ -1,24 +1,26 @@
 internal import Registration
 
 /// Variable box means over planes, the depth-of-field blur's kernel. Each
-/// pass runs along rows from a running prefix sum in `Double` (so a long
-/// row loses no precision), on the calling thread (a batch runs one photo
-/// per core); the vertical pass is the horizontal one on the transposed
-/// plane. Windows are clipped at the border and divided by the samples
-/// they hold.
+/// pass runs from running prefix sums in `Double` (so a long row or column
+/// loses no precision), on the calling thread (a batch runs one photo per
+/// core): along rows, then down columns in strips of 64 columns, so the
+/// column pass reads the plane in row order and needs no transposed copy.
+/// Windows are clipped at the border and divided by the samples they hold.
 enum BoxFilter {
-    /// Per-pixel radii rounded to whole pixels once, row-major for the row
-    /// pass and transposed for the column pass, so several planes blurred
-    /// alike share them.
+    /// Columns per strip of the column pass: its prefix sums, (height + 1)
+    /// × 64 doubles, stay in cache for a photo's height.
+    static let strip = 64
+
+    /// Per-pixel radii rounded to whole pixels once, so several planes
+    /// blurred alike share them.
     struct Radii {
         let width: Int, height: Int
-        let rows: [Int32], columns: [Int32]
+        let values: [Int32]
 
         init(_ radius: Plane) {
             width = radius.width
             height = radius.height
-            rows = radius.pixels.map { Int32(max(0, $0).rounded()) }
-            columns = radius.transposed.pixels.map { Int32(max(0, $0).rounded()) }
+            values = radius.pixels.map { Int32(max(0, $0).rounded()) }
         }
     }
 
@@ -34,8 +36,40 @@ enum BoxFilter {
     static func variableMean(_ plane: Plane, radii: Radii) -> Plane {
         precondition(radii.width == plane.width && radii.height == plane.height,
                      "radius plane \(radii.width)×\(radii.height) does not match \(plane.width)×\(plane.height)")
-        let rows = horizontal(plane, radius: radii.rows)
-        return horizontal(rows.transposed, radius: radii.columns).transposed
+        return vertical(horizontal(plane, radius: radii.values), radius: radii.values)
+    }
+
+    /// The column pass: pixel `i` (row-major) averages the samples of its
+    /// column within `radius[i]` of it.
+    private static func vertical(_ plane: Plane, radius: [Int32]) -> Plane {
+        let w = plane.width, h = plane.height
+        var prefix = [Double](repeating: 0, count: (h + 1) * strip)
+        let out = [Float](unsafeUninitializedCapacity: w * h) { dst, initialised in
+            plane.pixels.withUnsafeBufferPointer { src in
+                radius.withUnsafeBufferPointer { rad in
+                    prefix.withUnsafeMutableBufferPointer { prefix in
+                        for x0 in stride(from: 0, to: w, by: strip) {
+                            let n = min(strip, w - x0)
+                            for k in 0..<n { prefix[k] = 0 }
+                            for y in 0..<h {
+                                let from = y * w + x0, above = y * strip, here = (y + 1) * strip
+                                for k in 0..<n { prefix[here + k] = prefix[above + k] + Double(src[from + k]) }
+                            }
+                            for y in 0..<h {
+                                let at = y * w + x0
+                                for k in 0..<n {
+                                    let r = Int(rad[at + k])
+                                    let lo = max(0, y - r), hi = min(h, y + r + 1)
+                                    dst[at + k] = Float((prefix[hi * strip + k] - prefix[lo * strip + k]) / Double(hi - lo))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            initialised = w * h
+        }
+        return Plane(width: w, height: h, pixels: out)
     }
 
     /// The row pass: pixel `i` (row-major) averages the samples of its row
@@ -66,27 +100,5 @@ enum BoxFilter {
             initialised = w * h
         }
         return Plane(width: w, height: h, pixels: out)
-    }
-}
-
-extension PixelPlane where Sample == Float {
-    /// The plane mirrored about its main diagonal (width and height swapped).
-    var transposed: Plane {
-        let w = width, h = height
-        var out = [Float](repeating: 0, count: w * h)
-        pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                // Blocks of 32 × 32 keep both sides in cache.
-                let block = 32
-                for by in stride(from: 0, to: h, by: block) {
-                    for bx in stride(from: 0, to: w, by: block) {
-                        for y in by..<min(h, by + block) {
-                            for x in bx..<min(w, bx + block) { dst[x * h + y] = src[y * w + x] }
-                        }
-                    }
-                }
-            }
-        }
-        return Plane(width: h, height: w, pixels: out)
     }
 }
