@@ -248,6 +248,36 @@ struct DepthEffectTests {
         #expect(try PortraitEffect.apply(to: folder + "/plain.jpg", depthMap: FilePath(folder + "/depth.png"), options: options) == nil)
     }
 
+    @Test("HEIF auxiliary images: mattes found by URN, a uniformZ depth map turned over (near = 1), a gain map ignored; --matte uses the matte")
+    func auxiliaryImagesAndMattes() throws {
+        let d = Self.scene.disparity()
+        // A depth (z) map: far is high, so the subject stores the low value.
+        let z = Plane(width: d.width, height: d.height, pixels: d.pixels.map { 1 - $0 })
+        let matte = Plane(width: d.width, height: d.height, pixels: d.pixels.map { $0 > 0.5 ? 1 : 0 })
+        let images = [
+            AuxiliaryImage(kind: .depth, plane: z, bitDepth: 8, depth: .init(mapping: .uniformZ, zNear: 1, zFar: 4)),
+            AuxiliaryImage(kind: .auxiliary(type: "urn:com:apple:photo:2020:aux:hdrgainmap"), plane: d, bitDepth: 8),
+            AuxiliaryImage(kind: .auxiliary(type: "urn:com:apple:photo:2019:aux:semantichairmatte"), plane: matte, bitDepth: 8),
+        ]
+        let data = PortraitData.fromAuxiliaryImages(images)
+        #expect(data.source == .heifDepth)
+        #expect(data.mattes.keys.sorted { $0.rawValue < $1.rawValue } == [.hair])
+        let nearness = try #require(data.nearness)
+        #expect(nearness[nearness.width / 2, nearness.height / 2] == 1 && nearness[0, 0] == 0)
+        #expect(Matte(auxiliaryType: "urn:com:apple:photo:2018:aux:portraiteffectsmatte") == .person)
+        #expect(Matte(auxiliaryType: "urn:com:apple:photo:2020:aux:semanticglassesmatte") == .glasses)
+        #expect(Matte(auxiliaryType: "urn:mpeg:hevc:2015:auxid:1") == nil)
+
+        var options = EffectOptions()
+        options.effect = .mask
+        options.matte = .hair
+        let result = try #require(PortraitEffect.apply(to: Self.scene.photo, data: data, options: options))
+        #expect(result.focus == nil && result.maskSource == "matte hair")
+        #expect(Self.scene.intersectionOverUnion(result.image.planes[0]) >= 0.95)
+        options.matte = .teeth
+        #expect(PortraitEffect.apply(to: Self.scene.photo, data: data, options: options) == nil)
+    }
+
     static func checkReader(bytes: [UInt8], name: String, source: PortraitData.Source) throws {
         let folder = try TestFiles.temporaryFolder("depth-" + name)
         defer { TestFiles.remove(folder) }
