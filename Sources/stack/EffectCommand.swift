@@ -232,7 +232,8 @@ func runEffect(_ arguments: [FilePath]) -> ExitCode {
     for (photo, result) in zip(settings.photos, all) {
         switch result {
         case .written: written += 1
-        case .skipped(let why): terminal.line("stack effect: warning: \(photo): \(why); skipped")
+        case .skipped(let why):
+            if !settings.quiet { terminal.line("stack effect: warning: \(photo): \(why); skipped") }
         case .failed(let why):
             failed = true
             terminal.line("stack effect: error: \(why)")
@@ -246,7 +247,9 @@ func runEffect(_ arguments: [FilePath]) -> ExitCode {
             failed = true
         }
     }
-    terminal.line("stack effect: wrote \(written) of \(count) photos (\(settings.options.effect.rawValue))")
+    if !settings.quiet {
+        terminal.line("stack effect: wrote \(written) of \(count) photos (\(settings.options.effect.rawValue))")
+    }
     return failed || written == 0 ? .failure : .success
 }
 

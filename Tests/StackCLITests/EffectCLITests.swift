@@ -44,6 +44,9 @@ struct EffectCLITests {
         let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
         #expect(report.contains("\"maskSource\": \"MPF disparity image\"") && report.contains("\"maskSource\": \"GDepth XMP\""), "\(report)")
         #expect(report.contains("\"skipped\": \"no depth data\""), "\(report)")
+        // --quiet: no warning, no summary.
+        let quiet = try CLIHarness.run(["effect", "spotlight", "-q", "-o", folder + "/out/", p.mpf, p.plain])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
 
     @Test("--strict turns a photo without depth into an error (exit 1); bad options are usage errors (exit 2)")
