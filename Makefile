@@ -122,6 +122,7 @@ bench: deps
 	else \
 	  "$$bin/stack-bench"; \
 	fi
+	Benchmarks/effect-bench.sh "$$($(RELEASE) --show-bin-path)"
 
 ## real-files: other projects' test images (libpng, libtiff, libjpeg-turbo,
 ## Pillow, astropy, scikit-image; fetched into .build/real-files) through the
