@@ -60,10 +60,15 @@ struct EffectCommand {
 
         OPTIONS:
         \(optionsHelp(specs))
-        EXIT CODES: 0 every photo written or skipped with a warning, at least one
-        written; 1 a photo failed or none was written; 2 usage error.
+        EXIT CODES: \(exitCodes)
         """
     }
+
+    /// The exit codes, for help and the manual.
+    static let exitCodes = """
+        0 every photo written or skipped with a warning, at least one
+        written; 1 a photo failed or none was written; 2 usage error.
+        """
 
     /// A parsed `stack effect` command line.
     struct Settings: Sendable {

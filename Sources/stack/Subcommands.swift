@@ -29,6 +29,8 @@ enum Subcommands {
               exitCodes: RegisterCommand.exitCodes, run: RegisterCommand.run),
         Entry(name: "merge", abstract: MergeCommand.abstract, specs: MergeCommand.specs,
               exitCodes: MergeCommand.exitCodes, run: MergeCommand.run),
+        Entry(name: "effect", abstract: EffectCommand.abstract, specs: EffectCommand.specs,
+              exitCodes: EffectCommand.exitCodes, run: runEffect),
     ]
 
     /// The subcommand `arguments` start with, and the arguments after it; nil to stack.

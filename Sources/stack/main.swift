@@ -7,7 +7,6 @@ import Stacker
 /// Entry point: parse → validate → run; maps failures to the documented
 /// exit codes. `arguments` are the bytes of `argv` after the program name.
 func runStack(_ arguments: [FilePath]) -> ExitCode {
-    if arguments.first == "effect" { return runEffect(Array(arguments.dropFirst())) }
     let action: StackCommand.Action
     do {
         action = try StackCommand.parse(arguments)
