@@ -60,8 +60,7 @@ public enum DepthEffect: String, Sendable, CaseIterable {
         case .blur:
             let r = radius ?? Plane(width: image.width, height: image.height,
                                     repeating: Self.largestRadius(image, settings))
-            let blurred = DepthOfFieldBlur.blurred(image, radius: r, subject: mask)
-            return blend(image, mask: mask) { i, c, _ in blurred.planes[c].pixels[i] }
+            return DepthOfFieldBlur.composited(image, radius: r, subject: mask)
         case .comic:
             let comic = ComicStyle.rendered(image, levels: settings.posterLevels, inkThreshold: settings.inkThreshold)
             return blend(image, mask: mask) { i, c, _ in comic.planes[c].pixels[i] }
