@@ -11,10 +11,10 @@ import TestSupport
 struct DepthOfFieldBlurTests {
     /// A random photo of `channels` planes, a mask with a solid block (where
     /// no weight falls in small windows), soft values and zeros, and radii
-    /// 0…6, over more than two column strips.
+    /// 0…6, over more than two column strips and two row bands.
     static func inputs(channels: Int, seed: UInt64) -> (Image, Plane, Plane) {
         var random = TestRandom(seed: seed)
-        let w = DepthOfFieldBlur.strip * 2 + 11, h = 23
+        let w = DepthOfFieldBlur.strip * 2 + 11, h = DepthOfFieldBlur.bandRows + 37
         let planes = (0..<channels).map { _ in
             Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float.random(in: 0...1, using: &random) })
         }

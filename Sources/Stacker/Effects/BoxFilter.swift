@@ -1,6 +1,8 @@
 internal import Registration
 
-/// Variable box means over planes, the depth-of-field blur's kernel. Each
+/// Variable box means over single planes: the window `DepthOfFieldBlur`
+/// computes for all its lanes at once, and the reference it is tested
+/// against. Each
 /// pass runs from running prefix sums in `Double` (so a long row or column
 /// loses no precision), on the calling thread (a batch runs one photo per
 /// core): along rows, then down columns in strips of 64 columns, so the

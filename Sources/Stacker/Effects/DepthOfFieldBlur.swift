@@ -9,16 +9,17 @@ internal import Registration
 /// written), whatever the radius.
 ///
 /// The weight and the weighted channels go through each pass together, as
-/// the lanes of one interleaved buffer: the row pass keeps running sums of
-/// all lanes in `Double` and writes their row means; the column pass sums
-/// them down strips of `strip` columns (read in row order, no transposed
-/// copy) and divides the channels by the weight as it writes, blending with
-/// the mask in the same step when asked. So a photo is read once per pass,
-/// with one division per pixel for all lanes.
+/// the lanes of one interleaved record a pixel: the row pass keeps running
+/// sums of all lanes in `Double` and writes their row means (with the
+/// pixel's radius, mask and values, so the column pass reads nothing else);
+/// the column pass sums them down strips of `strip` columns and divides the
+/// channels by the weight as it writes, blending with the mask in the same
+/// step when asked. The photo goes through in bands of rows, so the records
+/// and the column sums stay small (in cache) whatever its size.
 enum DepthOfFieldBlur {
-    /// Columns per strip of the column pass: its running sums, (height + 1)
-    /// × strip × lanes doubles, stay in cache for a photo's height.
-    static let strip = 32
+    /// Columns per strip of the column pass: its running sums, (held rows
+    /// + 1) × strip × lanes doubles, stay in cache.
+    static let strip = 16
 
     /// `image` blurred with `radius[x, y]` pixels (rounded) at each pixel,
     /// weighting each sample by `1 − subject`; where no weight falls in the
@@ -34,20 +35,32 @@ enum DepthOfFieldBlur {
         filtered(image, radius: radius, subject: subject, blend: true)
     }
 
+    /// Rows of the photo each band of the column pass writes.
+    static let bandRows = 512
+
+    /// The photo is filtered in bands of `bandRows` rows: the row pass fills
+    /// one reused buffer for the band and `radius` rows either side (the
+    /// farthest a column window reaches), the column pass writes the band.
+    /// So the buffer and the column sums stay small whatever the photo.
     private static func filtered(_ image: Image, radius: Plane, subject: Plane, blend: Bool) -> Image {
         let w = image.width, h = image.height, channels = image.channels
         precondition(radius.width == w && radius.height == h && subject.width == w && subject.height == h,
                      "radius \(radius.width)×\(radius.height) or mask \(subject.width)×\(subject.height) does not match \(w)×\(h)")
-        let lanes = channels + 1
-        let radii = BoxFilter.Radii(radius).values
-        let rowMeans = rowPass(image, subject: subject.pixels, radii: radii)
+        let reach = min(h, Int(max(0, radius.pixels.max() ?? 0).rounded()))
+        let rows = min(h, bandRows + 2 * reach)
+        let records = UnsafeMutablePointer<Float>.allocate(capacity: rows * w * recordLength(channels))
+        defer { records.deallocate() }
         let planes = withOutputs(count: channels, length: w * h) { outputs in
             withInputs(image.planes.map(\.pixels)) { inputs in
-                rowMeans.withUnsafeBufferPointer { means in
-                    radii.withUnsafeBufferPointer { radii in
-                        subject.pixels.withUnsafeBufferPointer { mask in
-                            columnPass(means: means.baseAddress!, radii: radii.baseAddress!, mask: mask.baseAddress!,
-                                       inputs: inputs, outputs: outputs, width: w, height: h, lanes: lanes, blend: blend)
+                subject.pixels.withUnsafeBufferPointer { mask in
+                    radius.pixels.withUnsafeBufferPointer { rad in
+                        for first in stride(from: 0, to: h, by: bandRows) {
+                            let band = first..<min(h, first + bandRows)
+                            let held = max(0, band.lowerBound - reach)..<min(h, band.upperBound + reach)
+                            rowPass(rows: held, inputs: inputs, mask: mask.baseAddress!, radius: rad.baseAddress!,
+                                    width: w, into: records)
+                            columnPass(records: records, held: held, band: band, outputs: outputs,
+                                       width: w, height: h, channels: channels, blend: blend)
                         }
                     }
                 }
@@ -56,82 +69,78 @@ enum DepthOfFieldBlur {
         return Image(width: w, height: h, planes: planes.map { Plane(width: w, height: h, pixels: $0) })
     }
 
-    /// The row pass: for each pixel, lane 0 the row mean of the weight
-    /// `1 − subject` within its radius, lane c + 1 that of weight × channel c;
-    /// interleaved, `lanes` floats a pixel, laid out strip by strip (all rows
-    /// of columns 0..<strip, then the next strip) so the column pass reads
-    /// its strip in one run.
-    private static func rowPass(_ image: Image, subject: [Float], radii: [Int32]) -> [Float] {
-        let w = image.width, h = image.height, lanes = image.channels + 1
-        var prefix = [Double](repeating: 0, count: (w + 1) * lanes)
-        return [Float](unsafeUninitializedCapacity: w * h * lanes) { dst, initialised in
-            withInputs(image.planes.map(\.pixels)) { inputs in
-                subject.withUnsafeBufferPointer { mask in
-                    radii.withUnsafeBufferPointer { rad in
-                        prefix.withUnsafeMutableBufferPointer { prefixBuffer in
-                            let prefix = prefixBuffer.baseAddress!, out = dst.baseAddress!
-                            for y in 0..<h {
-                                let base = y * w
-                                for x in 0..<w {
-                                    let weight = Double(1 - mask[base + x])
-                                    let here = (x + 1) * lanes, before = x * lanes
-                                    prefix[here] = prefix[before] + weight
-                                    for c in 0..<(lanes - 1) {
-                                        prefix[here + c + 1] = prefix[before + c + 1] + weight * Double(inputs[c][base + x])
-                                    }
-                                }
-                                for x0 in stride(from: 0, to: w, by: strip) {
-                                    let n = min(strip, w - x0)
-                                    let stripRow = out + x0 * h * lanes + y * n * lanes
-                                    for k in 0..<n {
-                                        let x = x0 + k
-                                        let r = Int(rad[base + x])
-                                        let lo = max(0, x - r), hi = min(w, x + r + 1)
-                                        let scale = 1 / Double(hi - lo)
-                                        let at = k * lanes, top = hi * lanes, bottom = lo * lanes
-                                        for l in 0..<lanes {
-                                            stripRow[at + l] = Float((prefix[top + l] - prefix[bottom + l]) * scale)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+    /// The row pass over rows `rows`: for each pixel, lane 0 the row mean of
+    /// the weight `1 − mask` within its radius (rounded), lane c + 1 that of
+    /// weight × channel c, then its radius, mask and channel values
+    /// (`recordLength` floats a pixel), laid out strip by strip (the rows of
+    /// columns 0..<strip, then the next strip) so the column pass reads its
+    /// strip in one run.
+    private static func rowPass(rows: Range<Int>, inputs: [UnsafePointer<Float>], mask: UnsafePointer<Float>,
+                                radius: UnsafePointer<Float>, width w: Int, into out: UnsafeMutablePointer<Float>) {
+        let channels = inputs.count, lanes = channels + 1, record = recordLength(channels)
+        let prefix = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * lanes)
+        defer { prefix.deallocate() }
+        for l in 0..<lanes { prefix[l] = 0 }
+        for y in rows {
+            let base = y * w
+            for x in 0..<w {
+                let weight = Double(1 - mask[base + x])
+                let here = prefix + (x + 1) * lanes, before = prefix + x * lanes
+                here[0] = before[0] + weight
+                for c in 0..<channels { here[c + 1] = before[c + 1] + weight * Double(inputs[c][base + x]) }
+            }
+            for x0 in stride(from: 0, to: w, by: strip) {
+                let n = min(strip, w - x0)
+                let stripRow = out + x0 * rows.count * record + (y - rows.lowerBound) * n * record
+                for k in 0..<n {
+                    let x = x0 + k
+                    let r = Int(max(0, radius[base + x]).rounded())
+                    let lo = max(0, x - r), hi = min(w, x + r + 1)
+                    let scale = 1 / Double(hi - lo)
+                    let at = stripRow + k * record, top = prefix + hi * lanes, bottom = prefix + lo * lanes
+                    for l in 0..<lanes { at[l] = Float((top[l] - bottom[l]) * scale) }
+                    at[lanes] = Float(r)
+                    at[lanes + 1] = mask[base + x]
+                    for c in 0..<channels { at[lanes + 2 + c] = inputs[c][base + x] }
                 }
             }
-            initialised = w * h * lanes
         }
     }
 
-    /// The column pass over the row means: each pixel sums the means of its
-    /// column within its radius, lane by lane, and writes channel sum over
-    /// weight sum (clamped to 0…1; the photo's value where the mean weight
-    /// is below 1e-4), blended with the mask when `blend` is set.
-    private static func columnPass(means: UnsafePointer<Float>, radii: UnsafePointer<Int32>, mask: UnsafePointer<Float>,
-                                   inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
-                                   width w: Int, height h: Int, lanes: Int, blend: Bool) {
-        let row = strip * lanes
-        let prefix = UnsafeMutablePointer<Double>.allocate(capacity: (h + 1) * row)
+    /// The column pass over the records of rows `held`, writing rows `band`:
+    /// each pixel sums the row means of its column within its radius, lane
+    /// by lane, and writes channel sum over weight sum (clamped to 0…1; the
+    /// photo's value where the mean weight is below 1e-4), blended with the
+    /// mask when `blend` is set. `held` reaches every window of `band`.
+    private static func columnPass(records: UnsafePointer<Float>, held: Range<Int>, band: Range<Int>,
+                                   outputs: [UnsafeMutablePointer<Float>],
+                                   width w: Int, height h: Int, channels: Int, blend: Bool) {
+        let lanes = channels + 1, record = recordLength(channels), row = strip * lanes, rows = held.count
+        let prefix = UnsafeMutablePointer<Double>.allocate(capacity: (rows + 1) * row)
         defer { prefix.deallocate() }
         for x0 in stride(from: 0, to: w, by: strip) {
-            let n = min(strip, w - x0), span = n * lanes
-            for k in 0..<span { prefix[k] = 0 }
-            for y in 0..<h {
-                let from = means + x0 * h * lanes + y * span, above = prefix + y * row, here = prefix + (y + 1) * row
-                for k in 0..<span { here[k] = above[k] + Double(from[k]) }
-            }
-            for y in 0..<h {
+            let n = min(strip, w - x0), strips = records + x0 * rows * record
+            for k in 0..<(n * lanes) { prefix[k] = 0 }
+            for y in 0..<rows {
+                let from = strips + y * n * record, above = prefix + y * row, here = prefix + (y + 1) * row
                 for k in 0..<n {
-                    let i = y * w + x0 + k
-                    let r = Int(radii[i])
+                    for l in 0..<lanes { here[k * lanes + l] = above[k * lanes + l] + Double(from[k * record + l]) }
+                }
+            }
+            for y in band {
+                let from = strips + (y - held.lowerBound) * n * record
+                for k in 0..<n {
+                    let pixel = from + k * record
+                    let r = Int(pixel[lanes]), m = pixel[lanes + 1]
                     let lo = max(0, y - r), hi = min(h, y + r + 1)
-                    let top = prefix + hi * row + k * lanes, bottom = prefix + lo * row + k * lanes
+                    let top = prefix + (hi - held.lowerBound) * row + k * lanes
+                    let bottom = prefix + (lo - held.lowerBound) * row + k * lanes
                     let weight = top[0] - bottom[0]
                     let weighted = weight > 1e-4 * Double(hi - lo)
                     let scale = 1 / weight
-                    let m = mask[i]
-                    for c in 0..<(lanes - 1) {
-                        let v = inputs[c][i]
+                    let i = y * w + x0 + k
+                    for c in 0..<channels {
+                        let v = pixel[lanes + 2 + c]
                         let blurred = weighted ? min(1, max(0, Float((top[c + 1] - bottom[c + 1]) * scale))) : v
                         outputs[c][i] = !blend ? blurred : (m >= 1 ? v : m * v + (1 - m) * blurred)
                     }
@@ -139,6 +148,10 @@ enum DepthOfFieldBlur {
             }
         }
     }
+
+    /// Floats a pixel takes between the passes: the lanes' row means, its
+    /// radius, its mask value and its channels' values.
+    private static func recordLength(_ channels: Int) -> Int { 2 * channels + 3 }
 
     /// Runs `body` with the base addresses of `arrays`, in order.
     private static func withInputs<R>(_ arrays: [[Float]], _ body: ([UnsafePointer<Float>]) -> R) -> R {
