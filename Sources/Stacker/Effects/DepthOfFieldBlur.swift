@@ -71,16 +71,21 @@ enum DepthOfFieldBlur {
 
     /// The row pass over rows `rows`: for each pixel, lane 0 the row mean of
     /// the weight `1 − mask` within its radius (rounded), lane c + 1 that of
-    /// weight × channel c, then its radius, mask and channel values
+    /// weight × channel c, and its radius, mask and channel values
     /// (`recordLength` floats a pixel), laid out strip by strip (the rows of
     /// columns 0..<strip, then the next strip) so the column pass reads its
-    /// strip in one run.
+    /// strip in one run; within a strip's row, the lanes of its pixels, then
+    /// their radius, mask and values.
     private static func rowPass(rows: Range<Int>, inputs: [UnsafePointer<Float>], mask: UnsafePointer<Float>,
                                 radius: UnsafePointer<Float>, width w: Int, into out: UnsafeMutablePointer<Float>) {
         let channels = inputs.count, lanes = channels + 1, record = recordLength(channels)
         let prefix = UnsafeMutablePointer<Double>.allocate(capacity: (w + 1) * lanes)
         defer { prefix.deallocate() }
         for l in 0..<lanes { prefix[l] = 0 }
+        // 1 / n for every window length n, so no division waits in the loop.
+        let reciprocals = UnsafeMutablePointer<Double>.allocate(capacity: w + 1)
+        defer { reciprocals.deallocate() }
+        for n in 0...w { reciprocals[n] = 1 / Double(n) }
         for y in rows {
             let base = y * w
             for x in 0..<w {
@@ -96,12 +101,13 @@ enum DepthOfFieldBlur {
                     let x = x0 + k
                     let r = Int(max(0, radius[base + x]).rounded())
                     let lo = max(0, x - r), hi = min(w, x + r + 1)
-                    let scale = 1 / Double(hi - lo)
-                    let at = stripRow + k * record, top = prefix + hi * lanes, bottom = prefix + lo * lanes
+                    let scale = reciprocals[hi - lo]
+                    let at = stripRow + k * lanes, top = prefix + hi * lanes, bottom = prefix + lo * lanes
                     for l in 0..<lanes { at[l] = Float((top[l] - bottom[l]) * scale) }
-                    at[lanes] = Float(r)
-                    at[lanes + 1] = mask[base + x]
-                    for c in 0..<channels { at[lanes + 2 + c] = inputs[c][base + x] }
+                    let extra = stripRow + n * lanes + k * (record - lanes)
+                    extra[0] = Float(r)
+                    extra[1] = mask[base + x]
+                    for c in 0..<channels { extra[2 + c] = inputs[c][base + x] }
                 }
             }
         }
@@ -121,17 +127,16 @@ enum DepthOfFieldBlur {
         for x0 in stride(from: 0, to: w, by: strip) {
             let n = min(strip, w - x0), strips = records + x0 * rows * record
             for k in 0..<(n * lanes) { prefix[k] = 0 }
+            let span = n * lanes
             for y in 0..<rows {
                 let from = strips + y * n * record, above = prefix + y * row, here = prefix + (y + 1) * row
-                for k in 0..<n {
-                    for l in 0..<lanes { here[k * lanes + l] = above[k * lanes + l] + Double(from[k * record + l]) }
-                }
+                for k in 0..<span { here[k] = above[k] + Double(from[k]) }
             }
             for y in band {
                 let from = strips + (y - held.lowerBound) * n * record
                 for k in 0..<n {
-                    let pixel = from + k * record
-                    let r = Int(pixel[lanes]), m = pixel[lanes + 1]
+                    let pixel = from + span + k * (record - lanes)
+                    let r = Int(pixel[0]), m = pixel[1]
                     let lo = max(0, y - r), hi = min(h, y + r + 1)
                     let top = prefix + (hi - held.lowerBound) * row + k * lanes
                     let bottom = prefix + (lo - held.lowerBound) * row + k * lanes
@@ -140,7 +145,7 @@ enum DepthOfFieldBlur {
                     let scale = 1 / weight
                     let i = y * w + x0 + k
                     for c in 0..<channels {
-                        let v = pixel[lanes + 2 + c]
+                        let v = pixel[2 + c]
                         let blurred = weighted ? min(1, max(0, Float((top[c + 1] - bottom[c + 1]) * scale))) : v
                         outputs[c][i] = !blend ? blurred : (m >= 1 ? v : m * v + (1 - m) * blurred)
                     }
