@@ -2,11 +2,11 @@ internal import Registration
 
 /// Variable box means over single planes: the window `DepthOfFieldBlur`
 /// computes for all its lanes at once, and the reference it is tested
-/// against. Each
-/// pass runs from running prefix sums in `Double` (so a long row or column
-/// loses no precision), on the calling thread (a batch runs one photo per
-/// core): along rows, then down columns in strips of 64 columns, so the
-/// column pass reads the plane in row order and needs no transposed copy.
+/// against. Each pass runs from running prefix sums in `Double` (so a long
+/// row or column loses no precision), on the calling thread (a batch runs
+/// one photo per core): along rows, then down columns in strips of 64
+/// columns, so the column pass reads the plane in row order and needs no
+/// transposed copy.
 /// Windows are clipped at the border and divided by the samples they hold.
 enum BoxFilter {
     /// Columns per strip of the column pass: its prefix sums, (height + 1)
