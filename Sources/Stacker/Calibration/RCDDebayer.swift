@@ -38,8 +38,10 @@ enum RCDDebayer {
 
     /// `mosaic` (of `pattern` at its top-left) as R, G, B planes.
     static func image(_ mosaic: Plane, pattern: BayerPattern) -> Image {
-        mosaic.width >= 16 ? image(mosaic, pattern: pattern, lanes: SIMD8<Float>.self)
-            : image(mosaic, pattern: pattern, lanes: SIMD2<Float>.self)
+        // 16 lanes measured about 15 % less CPU than 8 on AVX-512 (docs/performance.md).
+        if mosaic.width >= 24 { return image(mosaic, pattern: pattern, lanes: SIMD16<Float>.self) }
+        if mosaic.width >= 16 { return image(mosaic, pattern: pattern, lanes: SIMD8<Float>.self) }
+        return image(mosaic, pattern: pattern, lanes: SIMD2<Float>.self)
     }
 
     /// As `image(_:pattern:)`, `V.scalarCount` columns at a time (which
