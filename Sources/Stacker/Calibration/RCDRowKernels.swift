@@ -131,7 +131,7 @@ enum RCDRowKernels {
     }
 
     /// Step 3: green at the red and blue sites of a row (those of column
-    /// parity `parity`), from the clamped mosaic rows `m[0...8]` (the row
+    /// parity `parity`; the other sites take their own sample), from the clamped mosaic rows `m[0...8]` (the row
     /// is `m[4]`), the low-pass rows `lpf[0...4]` (the row is `lpf[2]`, every
     /// other row: `lpf[1]`, `lpf[3]` are unused) and the VH rows above, here, below.
     static func green<V: SIMD>(_: V.Type, m: [Row], lpf: [Row], vh: (Row, Row, Row), into g: Row,
@@ -158,7 +158,10 @@ enum RCDRowKernels {
             let vEst = (sGrad * nEst + nGrad * sEst) / (nGrad + sGrad)
             let hEst = (wGrad * eEst + eGrad * wEst) / (eGrad + wGrad)
             let d: V = refined(vh.0, vh.1, vh.2, x)
-            store(d * hEst + (1 - d) * vEst, g, x, where: (x & 1) == 0 ? masks.0 : masks.1)
+            // Green sites keep their own sample.
+            let mask = (x & 1) == 0 ? masks.0 : masks.1
+            let filled: V = float((bits(d * hEst + (1 - d) * vEst) & mask) | (bits(c) & ~mask))
+            store(filled, g, x)
         }
     }
 
