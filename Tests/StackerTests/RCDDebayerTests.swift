@@ -2,6 +2,7 @@ import Testing
 import Registration
 @testable import Stacker
 import TestSupport
+import SceneGen
 
 /// `--debayer rcd` (`RCDDebayer`) against the truth it was sampled from.
 @Suite("RCD debayer")
@@ -36,6 +37,26 @@ struct RCDDebayerTests {
             let bilinear = ImageMetrics.psnr(Debayer.image(m, pattern: pattern, method: .bilinear), truth, border: 4)
             print("RCD \(pattern): \(rcd) dB, bilinear \(bilinear) dB")
             #expect(rcd > bilinear + 3, "\(pattern): RCD \(rcd) dB, bilinear \(bilinear) dB")
+        }
+    }
+
+    @Test("the result does not depend on how many columns the kernels take at a time (2, 8, 16)")
+    func laneWidths() {
+        var rng = SplitMix64(seed: 2525, stream: 5)
+        for (w, h) in [(37, 29), (24, 18)] {
+            // Values below 0 too, which the steps clamp.
+            let m = Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float(rng.unit()) * 1.2 - 0.1 })
+            for pattern in BayerPattern.allCases {
+                let eight = RCDDebayer.image(m, pattern: pattern, lanes: SIMD8<Float>.self)
+                let two = RCDDebayer.image(m, pattern: pattern, lanes: SIMD2<Float>.self)
+                let sixteen = RCDDebayer.image(m, pattern: pattern, lanes: SIMD16<Float>.self)
+                for c in 0..<3 {
+                    let differing = (0..<(w * h)).filter {
+                        eight.planes[c].pixels[$0] != two.planes[c].pixels[$0]
+                            || eight.planes[c].pixels[$0] != sixteen.planes[c].pixels[$0] }.count
+                    #expect(differing == 0, "\(w)×\(h) \(pattern) channel \(c): \(differing) pixels differ")
+                }
+            }
         }
     }
 }

@@ -72,7 +72,7 @@ public enum DebayerMethod: String, Sendable, CaseIterable {
     /// (bilinear interpolation). The fastest.
     case bilinear
     /// Ratio Corrected Demosaicing (`RCDDebayer`): edge-directed, sharper
-    /// and with fewer colour fringes than bilinear; about 9 planes of
-    /// working memory.
+    /// and with fewer colour fringes than bilinear; its working memory
+    /// beside the output is 16 rows of each of 8 buffers.
     case rcd
 }

@@ -44,8 +44,9 @@ enum Debayer {
                         for y in 0..<h {
                             let y0 = max(0, y - 1), y1 = min(h - 1, y + 1)
                             let edgeRow = border.map { y < $0 || y >= h - $0 } ?? true
+                            // Interior rows visit only their border columns.
                             let skip = edgeRow ? 0..<0 : border.map { min($0, w)..<max($0, w - $0) } ?? 0..<0
-                            for x in 0..<w where !skip.contains(x) {
+                            for x in (skip.isEmpty ? [0..<w] : [0..<skip.lowerBound, skip.upperBound..<w]).joined() {
                                 let x0 = max(0, x - 1), x1 = min(w - 1, x + 1)
                                 let own = colours[(y & 1) << 1 | (x & 1)]
                                 var sum: (Float, Float, Float) = (0, 0, 0)

@@ -26,232 +26,151 @@ import Registration
 /// take the bilinear values (`Debayer`). Exact on flat colour; the
 /// constants are the author's (eps 1e-5, eps² 1e-10).
 ///
-/// One pass per step over whole planes: about 9 planes of `Float` beside the
-/// output (for a 24 MP mosaic, 0.9 GB).
+/// One pass over the rows: each step runs a few rows behind the one it
+/// depends on (low-pass 1, energies 3, VH and PQ 4, green 5, red and blue
+/// at each other 7, at green 10), its inputs kept in rings of 16 rows, so
+/// the working set beside the output is about 8 × 16 rows (for a 6000-wide
+/// mosaic, 3 MB) and stays in cache. The steps' arithmetic is in
+/// `RCDRowKernels`, SIMD over columns.
 enum RCDDebayer {
     static let eps: Float = 1e-5
     static let epsSquared: Float = 1e-10
 
     /// `mosaic` (of `pattern` at its top-left) as R, G, B planes.
     static func image(_ mosaic: Plane, pattern: BayerPattern) -> Image {
+        // 16 lanes measured about 15 % less CPU than 8 on AVX-512 (docs/performance.md).
+        if mosaic.width >= 24 { return image(mosaic, pattern: pattern, lanes: SIMD16<Float>.self) }
+        if mosaic.width >= 16 { return image(mosaic, pattern: pattern, lanes: SIMD8<Float>.self) }
+        return image(mosaic, pattern: pattern, lanes: SIMD2<Float>.self)
+    }
+
+    /// As `image(_:pattern:)`, `V.scalarCount` columns at a time (which
+    /// must be at most the mosaic's width − 8); the result does not depend on `V`.
+    static func image<V: SIMD>(_ mosaic: Plane, pattern: BayerPattern, lanes: V.Type) -> Image where V.Scalar == Float {
         let w = mosaic.width, h = mosaic.height
-        var rgb = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
+        // Every pixel is written below (the border by the bilinear fill, the
+        // interior by the steps), so the planes start uninitialised: zeroing
+        // them was a tenth of the instructions.
+        var rgb = (0..<3).map { _ in [Float](unsafeUninitializedCapacity: w * h) { _, count in count = w * h } }
         // The border (everything, for a mosaic too small for the stencils) is bilinear.
         let small = w < 10 || h < 10
         Debayer.fillBilinear(mosaic, pattern: pattern, into: &rgb, border: small ? nil : 4)
-        if small { return Image(width: w, height: h, planes: rgb.map { Plane(width: w, height: h, pixels: $0) }) }
-        let cfa = mosaic.pixels.map { max($0, 0) }
-        // The colour of each site (0 R, 1 G, 2 B), row parity × column parity.
-        let colours = pattern.channels
-        func colour(_ x: Int, _ y: Int) -> Int { colours[(y & 1) << 1 | (x & 1)] }
-        // Sites of the mosaic keep their own sample.
-        for c in 0..<3 {
-            rgb[c].withUnsafeMutableBufferPointer { out in
-                for y in 4..<(h - 4) {
-                    var x = colour(4, y) == c ? 4 : 5
-                    guard colour(4, y) == c || colour(5, y) == c else { continue }
-                    while x < w - 4 {
-                        out[y * w + x] = cfa[y * w + x]
-                        x += 2
-                    }
-                }
-            }
-        }
-
-        let vh = discrimination(cfa, width: w, height: h, step: (w, 1))
-        let lpf = lowPass(cfa, width: w, height: h, colour: colour)
-        cfa.withUnsafeBufferPointer { m in
-            vh.withUnsafeBufferPointer { vh in
-                lpf.withUnsafeBufferPointer { lpf in
-                    rgb[1].withUnsafeMutableBufferPointer { g in
-                        greenAtRedAndBlue(m, vh, lpf, g, width: w, height: h, colour: colour)
-                    }
-                }
-            }
-        }
-        let pq = discrimination(cfa, width: w, height: h, step: (w + 1, w - 1))
-        var red = rgb[0], blue = rgb[2]
-        rgb[1].withUnsafeBufferPointer { g in
-            pq.withUnsafeBufferPointer { pq in
+        if !small {
+            var red = rgb[0], green = rgb[1], blue = rgb[2]
+            rgb = []  // the three are uniquely referenced while written
+            mosaic.pixels.withUnsafeBufferPointer { src in
                 red.withUnsafeMutableBufferPointer { r in
-                    blue.withUnsafeMutableBufferPointer { b in
-                        redAndBlueAtEachOther(g, pq, r, b, width: w, height: h, colour: colour)
-                    }
-                }
-            }
-            vh.withUnsafeBufferPointer { vh in
-                red.withUnsafeMutableBufferPointer { r in
-                    blue.withUnsafeMutableBufferPointer { b in
-                        redAndBlueAtGreen(g, vh, r, b, width: w, height: h, colour: colour)
-                    }
-                }
-            }
-        }
-        rgb[0] = red
-        rgb[2] = blue
-        return Image(width: w, height: h, planes: rgb.map { Plane(width: w, height: h, pixels: $0) })
-    }
-
-    /// The directional discrimination `A / (A + B)` for pixels 4 or more
-    /// from the border (0.5 elsewhere), where A and B are 3-tap sums of the
-    /// squared colour-difference high-pass along the strides `step.0`
-    /// (vertical, or the NW–SE diagonal) and `step.1` (horizontal, or the
-    /// NE–SW diagonal).
-    private static func discrimination(_ cfa: [Float], width w: Int, height h: Int, step: (Int, Int)) -> [Float] {
-        let a = highPassEnergy(cfa, width: w, height: h, stride: step.0)
-        let b = highPassEnergy(cfa, width: w, height: h, stride: step.1)
-        var out = [Float](repeating: 0.5, count: w * h)
-        let s = step.0, t = step.1
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                out.withUnsafeMutableBufferPointer { out in
-                    for y in 4..<(h - 4) {
-                        for x in 4..<(w - 4) {
-                            let i = y * w + x
-                            let sa = max(epsSquared, a[i - s] + a[i] + a[i + s])
-                            let sb = max(epsSquared, b[i - t] + b[i] + b[i + t])
-                            out[i] = sa / (sa + sb)
+                    green.withUnsafeMutableBufferPointer { g in
+                        blue.withUnsafeMutableBufferPointer { b in
+                            let planes = (r.baseAddress!, g.baseAddress!, b.baseAddress!)
+                            interior(V.self, src.baseAddress!, planes, width: w, height: h, pattern: pattern)
                         }
                     }
                 }
             }
+            rgb = [red, green, blue]
         }
-        return out
+        return Image(width: w, height: h, planes: rgb.map { Plane(width: w, height: h, pixels: $0) })
     }
 
-    /// The squared colour-difference high-pass `(m₋₃ − m₋₁ − m₊₁ + m₊₃) −
-    /// 3 (m₋₂ + m₊₂) + 6 m₀` along `stride`, for pixels 3 or more from the
-    /// border (0 elsewhere).
-    private static func highPassEnergy(_ cfa: [Float], width w: Int, height h: Int, stride s: Int) -> [Float] {
-        var energy = [Float](repeating: 0, count: w * h)
-        cfa.withUnsafeBufferPointer { m in
-            energy.withUnsafeMutableBufferPointer { e in
-                for y in 3..<(h - 3) {
-                    for x in 3..<(w - 3) {
-                        let i = y * w + x
-                        e[i] = square(m[i - 3 * s] - m[i - s] - m[i + s] + m[i + 3 * s] - 3 * (m[i - 2 * s] + m[i + 2 * s]) + 6 * m[i])
-                    }
+    /// Rows of `width` floats, row `y` kept in slot `y mod 16`.
+    private struct RowRing {
+        static let count = 16
+        let storage: UnsafeMutablePointer<Float>
+        let width: Int
+
+        init(width: Int, filledWith value: Float) {
+            self.width = width
+            storage = .allocate(capacity: Self.count * width)
+            storage.initialize(repeating: value, count: Self.count * width)
+        }
+
+        func callAsFunction(_ y: Int) -> UnsafeMutablePointer<Float> { storage + (y & (Self.count - 1)) * width }
+        func rows(_ range: ClosedRange<Int>) -> [UnsafeMutablePointer<Float>] { range.map { self($0) } }
+        func deallocate() { storage.deallocate() }
+    }
+
+    /// Steps 1–4 for the pixels 4 or more from the border of the planes
+    /// `rgb` (`width` × `height`, at least 10 each, border already filled),
+    /// from the mosaic `src`, `V.scalarCount` columns at a time (at most `width` − 8).
+    private static func interior<V: SIMD>(_: V.Type, _ src: UnsafePointer<Float>,
+                                          _ rgb: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+                                          width w: Int, height h: Int, pattern: BayerPattern) where V.Scalar == Float {
+        typealias K = RCDRowKernels
+        let colours = pattern.channels
+        /// The column parity of green in row `y`, and the plane of its other colour.
+        func greenParity(_ y: Int) -> Int { colours[(y & 1) << 1] == 1 ? 0 : 1 }
+        func otherColour(_ y: Int) -> Int { colours[(y & 1) << 1 | (1 - greenParity(y))] }
+        func plane(_ c: Int) -> UnsafeMutablePointer<Float> { c == 0 ? rgb.0 : (c == 1 ? rgb.1 : rgb.2) }
+        func row(_ c: Int, _ y: Int) -> UnsafeMutablePointer<Float> { plane(c) + y * w }
+        func rows(_ c: Int, _ range: ClosedRange<Int>) -> [UnsafeMutablePointer<Float>] { range.map { row(c, $0) } }
+
+        let cfa = RowRing(width: w, filledWith: 0), lpf = RowRing(width: w, filledWith: 0)
+        let energyV = RowRing(width: w, filledWith: 0), energyP = RowRing(width: w, filledWith: 0)
+        let energyQ = RowRing(width: w, filledWith: 0)
+        let vh = RowRing(width: w, filledWith: 0.5), pq = RowRing(width: w, filledWith: 0.5)
+        let energyH = UnsafeMutablePointer<Float>.allocate(capacity: w)
+        energyH.initialize(repeating: 0, count: w)
+        defer {
+            for ring in [cfa, lpf, energyV, energyP, energyQ, vh, pq] { ring.deallocate() }
+            energyH.deallocate()
+        }
+
+        for t in 0..<(h + 10) {
+            if t < h {
+                // The mosaic clamped at 0; interior red and blue sites keep
+                // their own (clamped) sample (green ones get it in step 3).
+                let m = cfa(t), s = src + t * w
+                for x in 0..<w { m[x] = s[x] <= 0 ? 0 : s[x] }  // max(s, 0), as a select that vectorises
+                if t >= 4 && t < h - 4 {
+                    let other = row(otherColour(t), t)
+                    for x in stride(from: 5 - greenParity(t), to: w - 4, by: 2) { other[x] = m[x] }
                 }
             }
-        }
-        return energy
-    }
-
-    /// The low-pass mosaic at red and blue sites (0 at green sites and the border).
-    private static func lowPass(_ cfa: [Float], width w: Int, height h: Int, colour: (Int, Int) -> Int) -> [Float] {
-        var lpf = [Float](repeating: 0, count: w * h)
-        cfa.withUnsafeBufferPointer { m in
-            lpf.withUnsafeMutableBufferPointer { lpf in
-                for y in 2..<(h - 2) {
-                    var x = 2 + (colour(2, y) == 1 ? 1 : 0)
-                    while x < w - 2 {
-                        let i = y * w + x
-                        lpf[i] = m[i] + 0.5 * (m[i - w] + m[i + w] + m[i - 1] + m[i + 1])
-                            + 0.25 * (m[i - w - 1] + m[i - w + 1] + m[i + w - 1] + m[i + w + 1])
-                        x += 2
-                    }
-                }
+            let y1 = t - 1
+            if y1 >= 2 && y1 < h - 2 {
+                K.lowPass(V.self, up: cfa(y1 - 1), m0: cfa(y1), down: cfa(y1 + 1), into: lpf(y1), lo: 2, hi: w - 2)
             }
-        }
-        return lpf
-    }
-
-    /// VH, or the mean VH of the 4 diagonal neighbours when that is further from ½.
-    @inline(__always)
-    private static func refined(_ d: UnsafeBufferPointer<Float>, _ i: Int, _ w: Int) -> Float {
-        let centre = d[i]
-        let around = 0.25 * (d[i - w - 1] + d[i - w + 1] + d[i + w - 1] + d[i + w + 1])
-        return abs(0.5 - centre) < abs(0.5 - around) ? around : centre
-    }
-
-    /// Step 3: green at red and blue sites.
-    private static func greenAtRedAndBlue(_ m: UnsafeBufferPointer<Float>, _ vh: UnsafeBufferPointer<Float>,
-                                          _ lpf: UnsafeBufferPointer<Float>, _ g: UnsafeMutableBufferPointer<Float>,
-                                          width w: Int, height h: Int, colour: (Int, Int) -> Int) {
-        let w2 = 2 * w, w3 = 3 * w, w4 = 4 * w
-        for y in 4..<(h - 4) {
-            var x = 4 + (colour(4, y) == 1 ? 1 : 0)
-            while x < w - 4 {
-                let i = y * w + x
-                let nGrad = eps + abs(m[i - w] - m[i + w]) + abs(m[i] - m[i - w2]) + abs(m[i - w] - m[i - w3]) + abs(m[i - w2] - m[i - w4])
-                let sGrad = eps + abs(m[i - w] - m[i + w]) + abs(m[i] - m[i + w2]) + abs(m[i + w] - m[i + w3]) + abs(m[i + w2] - m[i + w4])
-                let wGrad = eps + abs(m[i - 1] - m[i + 1]) + abs(m[i] - m[i - 2]) + abs(m[i - 1] - m[i - 3]) + abs(m[i - 2] - m[i - 4])
-                let eGrad = eps + abs(m[i - 1] - m[i + 1]) + abs(m[i] - m[i + 2]) + abs(m[i + 1] - m[i + 3]) + abs(m[i + 2] - m[i + 4])
-                let here = 2 * lpf[i]
-                let nEst = m[i - w] * here / (eps + lpf[i] + lpf[i - w2])
-                let sEst = m[i + w] * here / (eps + lpf[i] + lpf[i + w2])
-                let wEst = m[i - 1] * here / (eps + lpf[i] + lpf[i - 2])
-                let eEst = m[i + 1] * here / (eps + lpf[i] + lpf[i + 2])
-                let vEst = (sGrad * nEst + nGrad * sEst) / (nGrad + sGrad)
-                let hEst = (wGrad * eEst + eGrad * wEst) / (eGrad + wGrad)
-                let d = refined(vh, i, w)
-                g[i] = d * hEst + (1 - d) * vEst
-                x += 2
+            let e = t - 3
+            if e >= 3 && e < h - 3 {
+                let m = cfa.rows((e - 3)...(e + 3))
+                K.highPassEnergy(V.self, rows: m, shift: 0, into: energyV(e), lo: 3, hi: w - 3)
+                K.highPassEnergy(V.self, rows: m, shift: 1, into: energyP(e), lo: 3, hi: w - 3)
+                K.highPassEnergy(V.self, rows: m, shift: -1, into: energyQ(e), lo: 3, hi: w - 3)
+            }
+            let y4 = t - 4
+            if y4 == 3 || y4 == h - 4 {
+                vh(y4).update(repeating: 0.5, count: w)
+                pq(y4).update(repeating: 0.5, count: w)
+            } else if y4 > 3 && y4 < h - 4 {
+                K.highPassEnergy(V.self, rows: Array(repeating: cfa(y4), count: 7), shift: 1, into: energyH, lo: 3, hi: w - 3)
+                K.discrimination(V.self, a: (energyV(y4 - 1), energyV(y4), energyV(y4 + 1)), aShift: 0,
+                                 b: (energyH, energyH, energyH), bShift: 1, into: vh(y4), lo: 4, hi: w - 4)
+                K.discrimination(V.self, a: (energyP(y4 - 1), energyP(y4), energyP(y4 + 1)), aShift: 1,
+                                 b: (energyQ(y4 - 1), energyQ(y4), energyQ(y4 + 1)), bShift: -1, into: pq(y4), lo: 4, hi: w - 4)
+            }
+            let y5 = t - 5
+            if y5 >= 4 && y5 < h - 4 {
+                K.green(V.self, m: cfa.rows((y5 - 4)...(y5 + 4)), lpf: lpf.rows((y5 - 2)...(y5 + 2)),
+                        vh: (vh(y5 - 1), vh(y5), vh(y5 + 1)), into: row(1, y5),
+                        parity: 1 - greenParity(y5), lo: 4, hi: w - 4)
+            }
+            let y7 = t - 7
+            if y7 >= 4 && y7 < h - 4 {
+                // Red at blue sites, blue at red sites.
+                let missing = 2 - otherColour(y7)
+                K.redAndBlueAtEachOther(V.self, g: rows(1, (y7 - 2)...(y7 + 2)), c: rows(missing, (y7 - 3)...(y7 + 3)),
+                                        pq: (pq(y7 - 1), pq(y7), pq(y7 + 1)),
+                                        parity: 1 - greenParity(y7), lo: 4, hi: w - 4)
+            }
+            let y10 = t - 10
+            if y10 >= 4 && y10 < h - 4 {
+                K.redAndBlueAtGreen(V.self, g: rows(1, (y10 - 2)...(y10 + 2)), r: rows(0, (y10 - 3)...(y10 + 3)),
+                                    b: rows(2, (y10 - 3)...(y10 + 3)), vh: (vh(y10 - 1), vh(y10), vh(y10 + 1)),
+                                    parity: greenParity(y10), lo: 4, hi: w - 4)
             }
         }
     }
-
-    /// Step 4.2: red at blue sites and blue at red sites.
-    private static func redAndBlueAtEachOther(_ g: UnsafeBufferPointer<Float>, _ pq: UnsafeBufferPointer<Float>,
-                                              _ r: UnsafeMutableBufferPointer<Float>, _ b: UnsafeMutableBufferPointer<Float>,
-                                              width w: Int, height h: Int, colour: (Int, Int) -> Int) {
-        let w2 = 2 * w, w3 = 3 * w
-        for y in 4..<(h - 4) {
-            var x = 4 + (colour(4, y) == 1 ? 1 : 0)
-            while x < w - 4 {
-                let i = y * w + x
-                // Fill the colour this site lacks (red at blue, blue at red).
-                let c: UnsafeMutableBufferPointer<Float> = colour(x, y) == 0 ? b : r
-                let nwGrad = eps + abs(c[i - w - 1] - c[i + w + 1]) + abs(c[i - w - 1] - c[i - w3 - 3]) + abs(g[i] - g[i - w2 - 2])
-                let neGrad = eps + abs(c[i - w + 1] - c[i + w - 1]) + abs(c[i - w + 1] - c[i - w3 + 3]) + abs(g[i] - g[i - w2 + 2])
-                let swGrad = eps + abs(c[i - w + 1] - c[i + w - 1]) + abs(c[i + w - 1] - c[i + w3 - 3]) + abs(g[i] - g[i + w2 - 2])
-                let seGrad = eps + abs(c[i - w - 1] - c[i + w + 1]) + abs(c[i + w + 1] - c[i + w3 + 3]) + abs(g[i] - g[i + w2 + 2])
-                let nwEst = c[i - w - 1] - g[i - w - 1]
-                let neEst = c[i - w + 1] - g[i - w + 1]
-                let swEst = c[i + w - 1] - g[i + w - 1]
-                let seEst = c[i + w + 1] - g[i + w + 1]
-                let pEst = (nwGrad * seEst + seGrad * nwEst) / (nwGrad + seGrad)
-                let qEst = (neGrad * swEst + swGrad * neEst) / (neGrad + swGrad)
-                let d = refined(pq, i, w)
-                c[i] = g[i] + d * qEst + (1 - d) * pEst
-                x += 2
-            }
-        }
-    }
-
-    /// Step 4.3: red and blue at green sites.
-    private static func redAndBlueAtGreen(_ g: UnsafeBufferPointer<Float>, _ vh: UnsafeBufferPointer<Float>,
-                                          _ r: UnsafeMutableBufferPointer<Float>, _ b: UnsafeMutableBufferPointer<Float>,
-                                          width w: Int, height h: Int, colour: (Int, Int) -> Int) {
-        let w2 = 2 * w, w3 = 3 * w
-        /// Colour `c` at green site `i` from the cardinal colour differences, blended by `d`.
-        @inline(__always) func fill(_ c: UnsafeMutableBufferPointer<Float>, _ i: Int, _ d: Float) {
-            let nGrad = eps + abs(g[i] - g[i - w2]) + abs(c[i - w] - c[i + w]) + abs(c[i - w] - c[i - w3])
-            let sGrad = eps + abs(g[i] - g[i + w2]) + abs(c[i + w] - c[i - w]) + abs(c[i + w] - c[i + w3])
-            let wGrad = eps + abs(g[i] - g[i - 2]) + abs(c[i - 1] - c[i + 1]) + abs(c[i - 1] - c[i - 3])
-            let eGrad = eps + abs(g[i] - g[i + 2]) + abs(c[i + 1] - c[i - 1]) + abs(c[i + 1] - c[i + 3])
-            let nEst = c[i - w] - g[i - w]
-            let sEst = c[i + w] - g[i + w]
-            let wEst = c[i - 1] - g[i - 1]
-            let eEst = c[i + 1] - g[i + 1]
-            let vEst = (nGrad * sEst + sGrad * nEst) / (nGrad + sGrad)
-            let hEst = (eGrad * wEst + wGrad * eEst) / (eGrad + wGrad)
-            c[i] = g[i] + d * hEst + (1 - d) * vEst
-        }
-        for y in 4..<(h - 4) {
-            var x = 4 + (colour(4, y) == 1 ? 0 : 1)
-            while x < w - 4 {
-                let i = y * w + x
-                let d = refined(vh, i, w)
-                fill(r, i, d)
-                fill(b, i, d)
-                x += 2
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func square(_ v: Float) -> Float { v * v }
 }
 
 // References

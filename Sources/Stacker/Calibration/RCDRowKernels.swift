@@ -1,0 +1,228 @@
+/// The row kernels of `RCDDebayer`: each computes one row of one RCD step
+/// from rows of its inputs, `V.scalarCount` columns at a time. Rows are
+/// passed as pointers to their first pixel; a kernel reads its stencil's
+/// columns and rows around `x` (callers keep those inside the rows), and
+/// covers `lo..<hi` in blocks, the last block moved back to end at `hi`
+/// (recomputing some columns, which is harmless since no kernel reads what
+/// it writes). The arithmetic is written in the same order as the scalar
+/// statement of each step in `RCDDebayer`'s documentation, so results do
+/// not depend on `V`.
+///
+/// Pointer code stays here; `RCDDebayer` only hands out rows.
+enum RCDRowKernels {
+    typealias Row = UnsafeMutablePointer<Float>
+    static let eps = RCDDebayer.eps
+    static let epsSquared = RCDDebayer.epsSquared
+
+    // MARK: helpers
+
+    @inline(__always)
+    static func load<V: SIMD>(_ row: Row, _ x: Int) -> V where V.Scalar == Float {
+        UnsafeRawPointer(row + x).loadUnaligned(as: V.self)
+    }
+
+    @inline(__always)
+    static func store<V: SIMD>(_ v: V, _ row: Row, _ x: Int) where V.Scalar == Float {
+        UnsafeMutableRawPointer(row + x).storeBytes(of: v, as: V.self)
+    }
+
+    /// Stores the lanes of `v` where `mask` is all ones, keeping the others (where it is 0).
+    @inline(__always)
+    static func store<V: SIMD>(_ v: V, _ row: Row, _ x: Int, where mask: V.MaskStorage) where V.Scalar == Float {
+        let old: V = load(row, x)
+        let kept: V = float((bits(v) & mask) | (bits(old) & ~mask))
+        store(kept, row, x)
+    }
+
+    // The selections below are bit operations: the standard library's
+    // `pointwiseMax`, `.<` and `replacing(with:where:)` compile to a branch
+    // or call per lane, which made the kernels slower than scalar code.
+
+    @inline(__always)
+    static func bits<V: SIMD>(_ v: V) -> V.MaskStorage where V.Scalar == Float { unsafeBitCast(v, to: V.MaskStorage.self) }
+
+    @inline(__always)
+    static func float<V: SIMD>(_ b: V.MaskStorage) -> V where V.Scalar == Float { unsafeBitCast(b, to: V.self) }
+
+    /// Per lane, `a` where `d` has its sign bit set, else `b`. For finite
+    /// `x`, `y`, `x − y` is negative exactly when `x < y`.
+    @inline(__always)
+    static func select<V: SIMD>(_ a: V, ifNegative d: V, else b: V) -> V where V.Scalar == Float {
+        let m = bits(d) &>> 31
+        return float((bits(a) & m) | (bits(b) & ~m))
+    }
+
+    /// |v| per lane (the sign bit cleared).
+    @inline(__always)
+    static func mag<V: SIMD>(_ v: V) -> V where V.Scalar == Float { float(bits(v) & V.MaskStorage(repeating: .max)) }
+
+    /// `max(floor, v)` per lane, as `Swift.max` picks for finite values.
+    @inline(__always)
+    static func atLeast<V: SIMD>(_ floor: V, _ v: V) -> V where V.Scalar == Float { select(floor, ifNegative: v - floor, else: v) }
+
+    /// Calls `body` with the start of each block of `V.scalarCount`
+    /// columns covering `lo..<hi` (which must be at least one block wide).
+    @inline(__always)
+    static func blocks<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int, _ body: (Int) -> Void) where V.Scalar == Float {
+        let n = V.scalarCount
+        var x = lo
+        while x + n <= hi { body(x); x += n }
+        if x < hi { body(hi - n) }
+    }
+
+    /// Lane masks (all ones or 0) for blocks starting at an even (`.0`)
+    /// and odd (`.1`) column: all ones in the lanes whose column has parity `parity`.
+    static func parityMasks<V: SIMD>(_: V.Type, parity: Int) -> (V.MaskStorage, V.MaskStorage) where V.Scalar == Float {
+        var even = V.MaskStorage(), odd = V.MaskStorage()
+        for k in 0..<V.scalarCount {
+            even[k] = (k & 1) == parity ? -1 : 0
+            odd[k] = ((k + 1) & 1) == parity ? -1 : 0
+        }
+        return (even, odd)
+    }
+
+    // MARK: steps
+
+    /// Step 2: the low-pass at every column of `lo..<hi` (rows `m0 ± 1` of the clamped mosaic).
+    static func lowPass<V: SIMD>(_: V.Type, up: Row, m0: Row, down: Row, into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
+        blocks(V.self, lo, hi) { x in
+            let c: V = load(m0, x)
+            let cross: V = load(up, x) + load(down, x) + load(m0, x - 1) + load(m0, x + 1)
+            let diag: V = load(up, x - 1) + load(up, x + 1) + load(down, x - 1) + load(down, x + 1)
+            store(c + 0.5 * cross + 0.25 * diag, out, x)
+        }
+    }
+
+    /// The squared high-pass `(m₋₃ − m₋₁ − m₊₁ + m₊₃) − 3 (m₋₂ + m₊₂) + 6 m₀`
+    /// whose samples `m₋₃ … m₊₃` are `rows[k]` at column `x + shift · (k − 3)`
+    /// (shift 0 vertical, 1 the NW–SE diagonal, −1 the NE–SW one; with one
+    /// row repeated 7 times and shift 1, horizontal).
+    static func highPassEnergy<V: SIMD>(_: V.Type, rows r: [Row], shift s: Int, into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
+        let r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3], r4 = r[4], r5 = r[5], r6 = r[6]
+        blocks(V.self, lo, hi) { x in
+            let m3: V = load(r0, x - 3 * s), m2: V = load(r1, x - 2 * s), m1: V = load(r2, x - s)
+            let c: V = load(r3, x)
+            let p1: V = load(r4, x + s), p2: V = load(r5, x + 2 * s), p3: V = load(r6, x + 3 * s)
+            let v = m3 - m1 - p1 + p3 - 3 * (m2 + p2) + 6 * c
+            store(v * v, out, x)
+        }
+    }
+
+    /// Step 1: `A / (A + B)`, A the 3-tap sum of `a` (rows above, here,
+    /// below, at columns shifted by `−aShift, 0, +aShift`), B that of `b`
+    /// (shifted by `−bShift, 0, +bShift`), each at least eps².
+    static func discrimination<V: SIMD>(_: V.Type, a: (Row, Row, Row), aShift: Int, b: (Row, Row, Row), bShift: Int,
+                                        into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
+        let floor = V(repeating: epsSquared)
+        blocks(V.self, lo, hi) { x in
+            let sa = atLeast(floor, load(a.0, x - aShift) + load(a.1, x) + load(a.2, x + aShift) as V)
+            let sb = atLeast(floor, load(b.0, x - bShift) + load(b.1, x) + load(b.2, x + bShift) as V)
+            store(sa / (sa + sb), out, x)
+        }
+    }
+
+    /// VH (or PQ) at `x`, or the mean of its 4 diagonal neighbours when that is further from ½.
+    @inline(__always)
+    static func refined<V: SIMD>(_ up: Row, _ here: Row, _ down: Row, _ x: Int) -> V where V.Scalar == Float {
+        let centre: V = load(here, x)
+        let around: V = 0.25 * (load(up, x - 1) + load(up, x + 1) + load(down, x - 1) + load(down, x + 1))
+        let half = V(repeating: 0.5)
+        return select(around, ifNegative: mag(half - centre) - mag(half - around), else: centre)
+    }
+
+    /// Step 3: green at the red and blue sites of a row (those of column
+    /// parity `parity`; the other sites take their own sample), from the clamped mosaic rows `m[0...8]` (the row
+    /// is `m[4]`), the low-pass rows `lpf[0...4]` (the row is `lpf[2]`, every
+    /// other row: `lpf[1]`, `lpf[3]` are unused) and the VH rows above, here, below.
+    static func green<V: SIMD>(_: V.Type, m: [Row], lpf: [Row], vh: (Row, Row, Row), into g: Row,
+                               parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let n4 = m[0], n3 = m[1], n2 = m[2], n1 = m[3], c0 = m[4], s1 = m[5], s2 = m[6], s3 = m[7], s4 = m[8]
+        let lN = lpf[0], l0 = lpf[2], lS = lpf[4]
+        let masks = parityMasks(V.self, parity: parity)
+        let e = V(repeating: eps)
+        blocks(V.self, lo, hi) { x in
+            let c: V = load(c0, x)
+            let mN1: V = load(n1, x), mS1: V = load(s1, x), mN2: V = load(n2, x), mS2: V = load(s2, x)
+            let mW1: V = load(c0, x - 1), mE1: V = load(c0, x + 1), mW2: V = load(c0, x - 2), mE2: V = load(c0, x + 2)
+            let vertical = mag(mN1 - mS1), horizontal = mag(mW1 - mE1)
+            let nGrad = e + vertical + mag(c - mN2) + mag(mN1 - load(n3, x)) + mag(mN2 - load(n4, x))
+            let sGrad = e + vertical + mag(c - mS2) + mag(mS1 - load(s3, x)) + mag(mS2 - load(s4, x))
+            let wGrad = e + horizontal + mag(c - mW2) + mag(mW1 - load(c0, x - 3)) + mag(mW2 - load(c0, x - 4))
+            let eGrad = e + horizontal + mag(c - mE2) + mag(mE1 - load(c0, x + 3)) + mag(mE2 - load(c0, x + 4))
+            let lc: V = load(l0, x)
+            let here = 2 * lc
+            let nEst = mN1 * here / (e + lc + load(lN, x))
+            let sEst = mS1 * here / (e + lc + load(lS, x))
+            let wEst = mW1 * here / (e + lc + load(l0, x - 2))
+            let eEst = mE1 * here / (e + lc + load(l0, x + 2))
+            let vEst = (sGrad * nEst + nGrad * sEst) / (nGrad + sGrad)
+            let hEst = (wGrad * eEst + eGrad * wEst) / (eGrad + wGrad)
+            let d: V = refined(vh.0, vh.1, vh.2, x)
+            // Green sites keep their own sample.
+            let mask = (x & 1) == 0 ? masks.0 : masks.1
+            let filled: V = float((bits(d * hEst + (1 - d) * vEst) & mask) | (bits(c) & ~mask))
+            store(filled, g, x)
+        }
+    }
+
+    /// Step 4.2: the missing one of red and blue at the red or blue sites
+    /// of a row (column parity `parity`), into `c` (rows `c[0...6]`, the row
+    /// `c[3]`), from green rows `g[0...4]` (the row `g[2]`) and PQ rows.
+    static func redAndBlueAtEachOther<V: SIMD>(_: V.Type, g gr: [Row], c cr: [Row], pq: (Row, Row, Row),
+                                               parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let gN2 = gr[0], gN1 = gr[1], g0 = gr[2], gS1 = gr[3], gS2 = gr[4]
+        let cN3 = cr[0], cN1 = cr[2], c0 = cr[3], cS1 = cr[4], cS3 = cr[6]
+        let masks = parityMasks(V.self, parity: parity)
+        let e = V(repeating: eps)
+        blocks(V.self, lo, hi) { x in
+            let g: V = load(g0, x)
+            let cNW: V = load(cN1, x - 1), cNE: V = load(cN1, x + 1), cSW: V = load(cS1, x - 1), cSE: V = load(cS1, x + 1)
+            let nwGrad = e + mag(cNW - cSE) + mag(cNW - load(cN3, x - 3)) + mag(g - load(gN2, x - 2))
+            let neGrad = e + mag(cNE - cSW) + mag(cNE - load(cN3, x + 3)) + mag(g - load(gN2, x + 2))
+            let swGrad = e + mag(cNE - cSW) + mag(cSW - load(cS3, x - 3)) + mag(g - load(gS2, x - 2))
+            let seGrad = e + mag(cNW - cSE) + mag(cSE - load(cS3, x + 3)) + mag(g - load(gS2, x + 2))
+            let nwEst = cNW - load(gN1, x - 1)
+            let neEst = cNE - load(gN1, x + 1)
+            let swEst = cSW - load(gS1, x - 1)
+            let seEst = cSE - load(gS1, x + 1)
+            let pEst = (nwGrad * seEst + seGrad * nwEst) / (nwGrad + seGrad)
+            let qEst = (neGrad * swEst + swGrad * neEst) / (neGrad + swGrad)
+            let d: V = refined(pq.0, pq.1, pq.2, x)
+            store(g + d * qEst + (1 - d) * pEst, c0, x, where: (x & 1) == 0 ? masks.0 : masks.1)
+        }
+    }
+
+    /// Step 4.3: red and blue at the green sites of a row (column parity
+    /// `parity`), into the rows `r[3]` and `b[3]` (of `r[0...6]`,
+    /// `b[0...6]`), from green rows `g[0...4]` (the row `g[2]`) and VH rows.
+    static func redAndBlueAtGreen<V: SIMD>(_: V.Type, g gr: [Row], r: [Row], b: [Row], vh: (Row, Row, Row),
+                                           parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let gN2 = gr[0], gN1 = gr[1], g0 = gr[2], gS1 = gr[3], gS2 = gr[4]
+        let masks = parityMasks(V.self, parity: parity)
+        let e = V(repeating: eps)
+        let rN3 = r[0], rN1 = r[2], r0 = r[3], rS1 = r[4], rS3 = r[6]
+        let bN3 = b[0], bN1 = b[2], b0 = b[3], bS1 = b[4], bS3 = b[6]
+        blocks(V.self, lo, hi) { x in
+            let g: V = load(g0, x)
+            let gN: V = load(gN1, x), gS: V = load(gS1, x), gW: V = load(g0, x - 1), gE: V = load(g0, x + 1)
+            let nG = mag(g - load(gN2, x)), sG = mag(g - load(gS2, x))
+            let wG = mag(g - load(g0, x - 2)), eG = mag(g - load(g0, x + 2))
+            let d: V = refined(vh.0, vh.1, vh.2, x)
+            let mask = (x & 1) == 0 ? masks.0 : masks.1
+            /// Colour rows (n3, n1, here, s1, s3) at this block's green sites.
+            @inline(__always) func fill(_ n3: Row, _ n1: Row, _ c0: Row, _ s1: Row, _ s3: Row) {
+                let cN: V = load(n1, x), cS: V = load(s1, x), cW: V = load(c0, x - 1), cE: V = load(c0, x + 1)
+                let nGrad = e + nG + mag(cN - cS) + mag(cN - load(n3, x))
+                let sGrad = e + sG + mag(cS - cN) + mag(cS - load(s3, x))
+                let wGrad = e + wG + mag(cW - cE) + mag(cW - load(c0, x - 3))
+                let eGrad = e + eG + mag(cE - cW) + mag(cE - load(c0, x + 3))
+                let nEst = cN - gN, sEst = cS - gS, wEst = cW - gW, eEst = cE - gE
+                let vEst = (nGrad * sEst + sGrad * nEst) / (nGrad + sGrad)
+                let hEst = (eGrad * wEst + wGrad * eEst) / (eGrad + wGrad)
+                store(g + d * hEst + (1 - d) * vEst, c0, x, where: mask)
+            }
+            fill(rN3, rN1, r0, rS1, rS3)
+            fill(bN3, bN1, b0, bS1, bS3)
+        }
+    }
+}
