@@ -40,8 +40,10 @@ let package = Package(
 
         // glibc malloc tuning (header only, part of libc).
         .systemLibrary(name: "CMalloc"),
+        // The general warp's window sums in C vector extensions (header only).
+        .systemLibrary(name: "CWarpKernels"),
 
-        .target(name: "Registration", dependencies: ["CFFTW", "CBLAS"]),
+        .target(name: "Registration", dependencies: ["CFFTW", "CBLAS", "CWarpKernels"]),
         .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CLCMS2", "CFITSIO", "CLibRaw", "CMalloc"]),
         .executableTarget(name: "stack", dependencies: ["Stacker", "Registration"]),
 

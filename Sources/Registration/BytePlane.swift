@@ -36,11 +36,6 @@ package protocol PlaneSample: BitwiseCopyable, Sendable, Equatable, ExpressibleB
     static func floatPlane(of plane: PixelPlane<Self>) -> Plane
     /// `plane` shrunk by `factor` with a box average, as float values.
     static func downsample(_ plane: PixelPlane<Self>, by factor: Int) -> Plane
-    /// The 8 samples from `p` on, unscaled (`float` of each), for the
-    /// general warp's 6-tap rows; the caller guarantees they are readable.
-    static func lanes8(_ p: UnsafePointer<Self>) -> SIMD8<Float>
-    /// The 4 samples from `p` on, unscaled.
-    static func lanes4(_ p: UnsafePointer<Self>) -> SIMD4<Float>
 }
 
 extension Float: PlaneSample {
@@ -55,16 +50,6 @@ extension Float: PlaneSample {
     package static func convert(_ source: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
         out.update(from: source, count: count)
     }
-    /// 8 floats as they are.
-    @inlinable @inline(__always)
-    package static func lanes8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
-    }
-    /// 4 floats as they are.
-    @inlinable @inline(__always)
-    package static func lanes4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
-    }
 }
 
 extension UInt8: PlaneSample {
@@ -78,15 +63,5 @@ extension UInt8: PlaneSample {
     @inlinable
     package static func convert(_ source: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<Float>) {
         for i in 0..<count { out[i] = Float(source[i]) / 255 }
-    }
-    /// 8 bytes widened to floats (0…255).
-    @inlinable @inline(__always)
-    package static func lanes8(_ p: UnsafePointer<UInt8>) -> SIMD8<Float> {
-        SIMD8<Float>(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
-    }
-    /// 4 bytes widened to floats (0…255).
-    @inlinable @inline(__always)
-    package static func lanes4(_ p: UnsafePointer<UInt8>) -> SIMD4<Float> {
-        SIMD4<Float>(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
     }
 }

@@ -208,7 +208,9 @@ struct TranslationPlan: Sendable {
 /// Sample positions are handled in 32.32 fixed point: for an affine
 /// transform (the common case: rotation, scale, shear) they advance along
 /// each row by a constant step, with no division; a projective one is
-/// evaluated per pixel in `Double` and converted. Kernel weights come from
+/// evaluated in `Double` at the ends of short spans and stepped between
+/// them where that is within 1/8192 px (`ProjectiveSpan`), else per pixel,
+/// and converted. Kernel weights come from
 /// `Interpolation.phaseTable` (the fractional position rounded to 1/4096
 /// px, at most 0.00012 px off); samples whose taps all lie inside the
 /// frame take an unclamped fixed-size path, the few near the edges clamp
@@ -235,11 +237,14 @@ enum GeneralWarp {
         let taps = interpolation.taps, first = interpolation.firstTap
         let table = interpolation.phaseTable
         let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        let matrix = (m0, m1, m2, m3, m4, m5, m6, m7, m8)
         // Affine, and every position of the grid within ±2^30 px (so the
         // fixed point cannot overflow): step along rows.
         let reach = (abs(m0) + abs(m1)) * Double(max(width, rows.upperBound)) + abs(m2)
                   + (abs(m3) + abs(m4)) * Double(max(width, rows.upperBound)) + abs(m5)
         let affine = field == nil && m6 == 0 && m7 == 0 && m8 == 1 && reach < Double(1 << 30)
+        // Projective without a field: stepped over spans (`ProjectiveSpan`).
+        let spans = !affine && field == nil
         let unit = S.unit
         let low = Int64((-Warper.edgeEpsilon * one).rounded(.down))
         let highX = Int64(((Double(fw - 1) + Warper.edgeEpsilon) * one).rounded(.down))
@@ -256,11 +261,21 @@ enum GeneralWarp {
             for yr in rows {
                 let y = Double(yr)
                 var fx = Int64(((m1 * y + m2) * one).rounded()), fy = Int64(((m4 * y + m5) * one).rounded())
+                // Projective rows without a field: stepped a span at a time
+                // where `ProjectiveSpan` allows, else divided per pixel.
+                var span: ProjectiveSpan?, spanEnd = 0
                 for xr in 0..<width {
+                    if spans && xr == spanEnd {
+                        spanEnd = min(xr + ProjectiveSpan.length, width)
+                        span = spanEnd - xr > 1 ? ProjectiveSpan(matrix, row: y, first: xr, last: spanEnd - 1, one: one,
+                                                                 low: low, highX: highX, highY: highY) : nil
+                    }
                     let X: Int64, Y: Int64
                     if affine {
                         X = fx; Y = fy
                         fx &+= stepX; fy &+= stepY
+                    } else if span != nil {
+                        (X, Y) = span!.next()
                     } else {
                         var px = Double(xr), py = y
                         if let field {
@@ -282,13 +297,13 @@ enum GeneralWarp {
                     let wy = weights + Int(truncatingIfNeeded: (ry >> phaseShift) & phaseMask) * WeightTable.stride
                     let o = (yr - rows.lowerBound) * width + xr
                     cov[o] = 1
-                    // The 6-tap path loads 8 samples per row.
+                    // The 6-tap path loads 8 samples per row (`WindowSum.six`).
                     if bx >= 0 && bx + WeightTable.stride <= fw && by >= 0 && by + taps <= fh {
                         let offset = by * fw + bx
                         for pi in src.indices {
                             switch taps {
-                            case 6: outs[pi][o] = unit * dot6(src[pi] + offset, fw, wx, wy)
-                            case 4: outs[pi][o] = unit * dot4(src[pi] + offset, fw, wx, wy)
+                            case 6: outs[pi][o] = unit * WindowSum.six(src[pi] + offset, fw, wx, wy)
+                            case 4: outs[pi][o] = unit * WindowSum.four(src[pi] + offset, fw, wx, wy)
                             case 2: outs[pi][o] = unit * dot2(src[pi] + offset, fw, wx, wy)
                             default: S.convert(src[pi] + offset, count: 1, into: outs[pi] + o)
                             }
@@ -318,23 +333,6 @@ enum GeneralWarp {
         }
     }
 
-    /// The 6×6 weighted sum at `s` (row stride `stride`): each row is
-    /// loaded as 8 lanes (the caller guarantees 8 readable samples), the
-    /// rows are combined with `wy`, then the 6 used lanes with `wx` (the
-    /// 2 extra lanes are dropped, never multiplied).
-    @inline(__always)
-    static func dot6<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
-                                     _ wy: UnsafePointer<Float>) -> Float {
-        var acc = SIMD8<Float>()
-        var row = s
-        for j in 0..<6 {
-            acc += wy[j] * S.lanes8(row)
-            row += stride
-        }
-        let p = acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD8<Float>.self)
-        return p.lowHalf.sum() + p[4] + p[5]
-    }
-
     /// The 2×2 weighted sum at `s` (row stride `stride`).
     @inline(__always)
     static func dot2<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
@@ -342,19 +340,6 @@ enum GeneralWarp {
         let top = wx[0] * s[0].float + wx[1] * s[1].float
         let bottom = wx[0] * s[stride].float + wx[1] * s[stride + 1].float
         return wy[0] * top + wy[1] * bottom
-    }
-
-    /// The 4×4 weighted sum at `s` (row stride `stride`).
-    @inline(__always)
-    static func dot4<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
-                                     _ wy: UnsafePointer<Float>) -> Float {
-        var acc = SIMD4<Float>()
-        var row = s
-        for j in 0..<4 {
-            acc += wy[j] * S.lanes4(row)
-            row += stride
-        }
-        return (acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD4<Float>.self)).sum()
     }
 }
 
