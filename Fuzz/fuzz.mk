@@ -40,7 +40,7 @@ FUZZ_HARNESS  := $(sort $(wildcard Fuzz/*.swift))
 # compiled into FUZZ_LOADERS.)
 FUZZ_PKGS     := libturbojpeg libpng libtiff-4 libheif cfitsio fftw3f openblas lcms2 zlib
 FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CHEIF -I Sources/CFITSIO/include -I Sources/CFFTW \
-                 -I Sources/CBLAS -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw/include
+                 -I Sources/CBLAS -I Sources/CWarpKernels -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw/include
 FUZZ_LOADERS  := $(FUZZ_DIR)/CFITSIO-loader.o $(FUZZ_DIR)/CLibRaw-loader.o
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
@@ -59,7 +59,7 @@ export LSAN_OPTIONS ?= suppressions=$(CURDIR)/Fuzz/lsan.supp:print_suppressions=
 
 .PHONY: fuzz fuzz-build fuzz-replay fuzz-clean test-asan
 
-$(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG_SRC) Fuzz/fuzz.mk
+$(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG_SRC) Sources/CWarpKernels/shim.h Fuzz/fuzz.mk
 	@mkdir -p $(FUZZ_DIR)/mods
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Registration -wmo \
 	  $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
