@@ -41,7 +41,11 @@ public struct PortraitData: Sendable {
     ///   the depth image it embeds, cannot be read.
     public static func read(_ path: some FilePathConvertible, maxPixels: Int = ImageFile.defaultMaxPixels) throws -> PortraitData {
         let file = path.filePath
-        let bytes = try FileBytes.read(file)
+        return try read(bytes: try FileBytes.read(file), file: file, maxPixels: maxPixels)
+    }
+
+    /// The same, from the photo's bytes already read (`file` names it in errors).
+    static func read(bytes: [UInt8], file: FilePath, maxPixels: Int) throws -> PortraitData {
         if HEIFCodec.hasMagic(bytes) {
             return fromAuxiliaryImages(try HEIFCodec.auxiliaryImages(bytes, path: file.description, maxPixels: maxPixels))
         }

@@ -42,9 +42,11 @@ public enum PortraitEffect {
     public static func apply(to path: some FilePathConvertible, depthMap: FilePath? = nil,
                              options: EffectOptions) throws -> Outcome? {
         let path = path.filePath
-        let decoded = try ImageFile.read(path, maxPixels: options.maxPixels)
+        // One read of the photo serves its pixels and its embedded depth.
+        let bytes = try FileBytes.read(path)
+        let decoded = try ImageFile.decode(bytes: bytes, path: path.description, maxPixels: options.maxPixels)
         let data = try depthMap.map { try PortraitData.sideCar($0, maxPixels: options.maxPixels) }
-            ?? PortraitData.read(path, maxPixels: options.maxPixels)
+            ?? PortraitData.read(bytes: bytes, file: path, maxPixels: options.maxPixels)
         guard let (image, focus, source) = apply(to: decoded.image, data: data, options: options) else { return nil }
         return Outcome(image: image, bitDepth: decoded.bitDepth, focus: focus, maskSource: source,
                        exif: decoded.exif, iccProfile: decoded.iccProfile)
