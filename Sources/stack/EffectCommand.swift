@@ -32,7 +32,7 @@ struct EffectCommand {
         OptionSpec(names: ["--colour"], valueName: "#RRGGBB", help: "greenscreen: the background colour (default: #00FF00)"),
         OptionSpec(names: ["--background"], valueName: "file", help: "greenscreen: a background image instead of the colour"),
         OptionSpec(names: ["--output", "-o"], valueName: "file|folder/",
-                   help: "output file (one photo only) or folder; in a folder each output is <name>-<effect>.<ext of the photo> (png when that format is not written) (default: the current folder)"),
+                   help: "output file (one photo only) or folder; in a folder each output is <name>-<effect>.<ext of the photo> (png when that format is not written), or <name>-<effect>-2.<ext>, -3 … when that name is taken: no file is replaced (default: the current folder)"),
         OptionSpec(names: ["--quality"], valueName: "1-100", help: "JPEG and HEIC quality (default: 95)"),
         OptionSpec(names: ["--report"], valueName: "file.json", help: "write a JSON report: per photo its output, focus and mask source, or why it was skipped"),
         OptionSpec(names: ["--strict"], valueName: nil, help: "a photo without depth data (or the matte asked for) is an error, not a warning"),
@@ -152,28 +152,29 @@ struct EffectCommand {
         return (Float(v >> 16 & 0xFF) / 255, Float(v >> 8 & 0xFF) / 255, Float(v & 0xFF) / 255)
     }
 
-    /// Where the output of photo `photo` goes: `output` itself for one photo
-    /// when it is not a folder, else `<folder>/<name>-<effect>.<ext>`.
-    static func outputPath(for photo: FilePath, settings s: Settings) -> FilePath {
-        if let output = s.output, s.photos.count == 1, !isFolder(output) { return output }
-        var name = photo.lastComponent.bytes
-        var ext = "png"
-        if let given = photo.lowercasedExtension, ImageFormat.fromExtension(of: photo) != nil, given != "fits", given != "fit", given != "fts" {
-            ext = given
-            name.removeLast(given.utf8.count + 1)
-        } else if let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 {
-            name.removeSubrange(dot...)
+    /// Where each photo's output goes, in photo order: `output` itself for
+    /// one photo when it is not a folder; else `<name>-<effect>.<ext>` in
+    /// the folder (the current one without `--output`), or the first free
+    /// `<name>-<effect>-N.<ext>` when that exists or another photo of the
+    /// run (same name in another folder) already has it, so an output in a
+    /// folder never replaces a file (`OutputPath.firstFree`).
+    static func outputPaths(settings s: Settings) -> [FilePath] {
+        if let output = s.output, s.photos.count == 1, !OutputFolder.isFolder(output) { return [output] }
+        var taken = Set<FilePath>()
+        return s.photos.map { photo in
+            var name = photo.lastComponent.bytes
+            var ext = "png"
+            if let given = photo.lowercasedExtension, ImageFormat.fromExtension(of: photo) != nil, given != "fits", given != "fit", given != "fts" {
+                ext = given
+                name.removeLast(given.utf8.count + 1)
+            } else if let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 {
+                name.removeSubrange(dot...)
+            }
+            let path = OutputPath.firstFree(stem: name + Array("-\(s.options.effect.rawValue)".utf8), ext: ext,
+                                            in: s.output ?? ".", taken: taken)
+            taken.insert(path)
+            return path
         }
-        let file = FilePath(bytes: name + Array("-\(s.options.effect.rawValue).\(ext)".utf8))
-        guard let folder = s.output else { return file }
-        return folder.appending(file)
-    }
-
-    /// True for an existing folder, or a name ending in `/`.
-    static func isFolder(_ path: FilePath) -> Bool {
-        if path.bytes.last == UInt8(ascii: "/") { return true }
-        var st = stat()
-        return path.withCString { stat($0, &st) } == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }
 
@@ -206,15 +207,14 @@ func runEffect(_ arguments: [FilePath]) -> ExitCode {
         return .failure
     }
     let terminal = Terminal(quiet: settings.quiet)
-    let outputs = settings.photos.map { EffectCommand.outputPath(for: $0, settings: settings) }
+    let outputs = EffectCommand.outputPaths(settings: settings)
     do {
-        guard Set(outputs).count == outputs.count else {
-            throw StackerError.invalidInput(path: settings.output?.description ?? ".", reason: "two photos would be written to the same output; give a folder per set of names")
-        }
         for output in outputs { try OutputPath.refuseOverwritingInputs(output: output, inputs: settings.photos + settings.depthMaps) }
         if let report = settings.report {
             try OutputPath.refuseOverwritingInputs(output: report, inputs: settings.photos + settings.depthMaps + outputs)
         }
+        // An output folder is made (one level) as the stacking command makes its own.
+        if let folder = settings.output, outputs != [folder] { try OutputFolder.make(folder) }
     } catch {
         terminal.line("stack effect: error: \(error)")
         return .failure

@@ -11,13 +11,22 @@ enum OutputPath {
         var ext = "jpg"
         if ImageFormat.fromExtension(of: first) != nil, let given = first.lowercasedExtension { ext = given }
         if let format { ext = format }
-        func name(_ stem: String) -> FilePath {
-            directory == "." ? FilePath(stem + "." + ext) : directory.appending(FilePath(stem + "." + ext))
+        return firstFree(stem: Array("stacked".utf8), ext: ext, in: directory)
+    }
+
+    /// `<stem>.<ext>` in `directory` (no `./` for the current folder), or
+    /// the first `<stem>-N.<ext>` (N = 2, 3, …) that neither exists nor is
+    /// in `taken`: the rule by which an implicit output name never
+    /// replaces a file (nor another output of the same run).
+    static func firstFree(stem: [UInt8], ext: String, in directory: FilePath, taken: Set<FilePath> = []) -> FilePath {
+        func name(_ suffix: String) -> FilePath {
+            let file = FilePath(bytes: stem + Array((suffix + "." + ext).utf8))
+            return directory == "." ? file : directory.appending(file)
         }
-        var candidate = name("stacked")
+        var candidate = name("")
         var n = 2
-        while candidate.exists {
-            candidate = name("stacked-\(n)")
+        while candidate.exists || taken.contains(candidate) {
+            candidate = name("-\(n)")
             n += 1
         }
         return candidate

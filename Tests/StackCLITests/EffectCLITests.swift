@@ -70,6 +70,39 @@ struct EffectCLITests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/m.png"))
     }
 
+    @Test("outputs in a folder never replace a file: a taken name and two photos of the same name get -2, -3 …; a missing folder is made")
+    func neverReplaces() throws {
+        let folder = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let p = try Self.photos(in: folder)
+        for sub in ["a", "b", "out"] { try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: false) }
+        try FileManager.default.copyItem(atPath: p.mpf, toPath: folder + "/a/x.jpg")
+        try FileManager.default.copyItem(atPath: p.gdepth, toPath: folder + "/b/x.jpg")
+        let kept = Data("not a photo".utf8)
+        try kept.write(to: URL(fileURLWithPath: folder + "/out/x-spotlight.jpg"))
+        let run = try CLIHarness.run(["effect", "spotlight", "-q", "--report", folder + "/report.json", "-o", folder + "/out/",
+                                      folder + "/a/x.jpg", folder + "/b/x.jpg"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(CLIHarness.listing(folder + "/out") == ["x-spotlight-2.jpg", "x-spotlight-3.jpg", "x-spotlight.jpg"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/out/x-spotlight.jpg")) == kept)
+        // In input order: a/x.jpg (the MPF photo) got -2, b/x.jpg (GDepth) -3.
+        let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
+        let second = try #require(report.range(of: "x-spotlight-2.jpg")), third = try #require(report.range(of: "x-spotlight-3.jpg"))
+        let mpfSource = try #require(report.range(of: "MPF disparity image")), gdepthSource = try #require(report.range(of: "GDepth XMP"))
+        #expect(second.lowerBound < third.lowerBound && (mpfSource.lowerBound < gdepthSource.lowerBound), "\(report)")
+        for name in ["x-spotlight-2.jpg", "x-spotlight-3.jpg"] {
+            let image = try ImageFile.read(folder + "/out/" + name).image
+            #expect(image.width == Self.scene.width && image.height == Self.scene.height)
+        }
+        // A second run adds -4 and -5; a folder that does not exist yet is made.
+        let again = try CLIHarness.run(["effect", "spotlight", "-q", "-o", folder + "/out/", folder + "/a/x.jpg", folder + "/b/x.jpg"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(CLIHarness.listing(folder + "/out").count == 5 && FileManager.default.fileExists(atPath: folder + "/out/x-spotlight-5.jpg"))
+        let made = try CLIHarness.run(["effect", "spotlight", "-q", "-o", folder + "/new/", p.mpf])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(CLIHarness.listing(folder + "/new") == ["mpf-spotlight.jpg"])
+    }
+
     @Test("--depth-map: one side-car per photo; the mask written to a named file is the subject (IoU ≥ 0.9)")
     func sideCarMask() throws {
         let folder = try CLIHarness.temporaryFolder()
