@@ -64,33 +64,68 @@ public struct PortraitScene: Sendable {
     }
 
     /// An iPhone-style portrait JPEG: the photo, an APP2 `MPF` index right
-    /// after SOI listing two images, and the disparity map as a grayscale
-    /// JPEG after the photo's EOI.
-    public func mpfJPEG() throws -> [UInt8] {
+    /// after SOI listing it and the `images` (by default the disparity map
+    /// alone), and each image as a grayscale JPEG after the photo's EOI, in
+    /// order. An image with a `type` carries it as `apdi:AuxiliaryImageType`
+    /// in its own XMP (as an element, or as an attribute when `attribute`),
+    /// with `extraXMP` inside the same description; without one it has no XMP.
+    public func mpfJPEG(images: [MPFImage]? = nil) throws -> [UInt8] {
         let primary = try plainJPEG()
-        let d = disparity()
-        let depth = try ImageFile.encode(Image(width: d.width, height: d.height, planes: [d]), format: .jpeg,
-                                         options: EncodeOptions(quality: 100))
+        let streams = try (images ?? [MPFImage(plane: disparity())]).map { try $0.jpeg() }
         func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
         func be32(_ v: Int) -> [UInt8] { be16(v >> 16) + be16(v & 0xFFFF) }
-        // Big-endian TIFF header, one IFD of 3 entries at offset 8, the two MP entries after it.
+        let count = 1 + streams.count
+        // Big-endian TIFF header, one IFD of 3 entries at offset 8, the MP entries after it.
         let ifdSize = 2 + 3 * 12 + 4
         let entriesOffset = 8 + ifdSize
         var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A] + be32(8)
         tiff += be16(3)
         tiff += be16(0xB000) + be16(7) + be32(4) + Array("0100".utf8)          // MPFVersion
-        tiff += be16(0xB001) + be16(4) + be32(1) + be32(2)                      // NumberOfImages
-        tiff += be16(0xB002) + be16(7) + be32(32) + be32(entriesOffset)         // MPEntry
+        tiff += be16(0xB001) + be16(4) + be32(1) + be32(count)                  // NumberOfImages
+        tiff += be16(0xB002) + be16(7) + be32(16 * count) + be32(entriesOffset) // MPEntry
         tiff += be32(0)
-        let segmentLength = 2 + 4 + tiff.count + 32
+        let segmentLength = 2 + 4 + tiff.count + 16 * count
         // Offsets count from the TIFF header: SOI (2) + marker (2) + length (2) + "MPF\0" (4) = 10.
         let total = primary.count + segmentLength + 2
-        let depthOffset = total - 10
         tiff += be32(0x20_030000) + be32(total) + be32(0) + be16(0) + be16(0)   // primary, baseline
-        tiff += be32(0x00_000000) + be32(depth.count) + be32(depthOffset) + be16(0) + be16(0)
+        var offset = total - 10
+        for stream in streams {
+            tiff += be32(0x00_000000) + be32(stream.count) + be32(offset) + be16(0) + be16(0)
+            offset += stream.count
+        }
         let withIndex = HandMadeMetadata.inserting([(0xE2, Array("MPF".utf8) + [0] + tiff)], intoJPEG: primary)
         precondition(withIndex.count == total, "MPF offsets miscounted")
-        return withIndex + depth
+        return streams.reduce(withIndex, +)
+    }
+
+    /// One gray image after the photo in `mpfJPEG(images:)`.
+    public struct MPFImage: Sendable {
+        public var plane: Plane
+        public var type: String?
+        public var attribute: Bool
+        public var extraXMP: String
+
+        public init(plane: Plane, type: String? = nil, attribute: Bool = false, extraXMP: String = "") {
+            self.plane = plane
+            self.type = type
+            self.attribute = attribute
+            self.extraXMP = extraXMP
+        }
+
+        /// The plane as a quality-100 gray JPEG, with its XMP when typed.
+        func jpeg() throws -> [UInt8] {
+            let jpeg = try ImageFile.encode(Image(width: plane.width, height: plane.height, planes: [plane]), format: .jpeg,
+                                            options: EncodeOptions(quality: 100))
+            guard let type else { return jpeg }
+            let open = """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+                <rdf:Description rdf:about="" xmlns:apdi="http://ns.apple.com/pixeldatainfo/1.0/"
+                """
+            let xmp = attribute
+                ? open + " apdi:AuxiliaryImageType=\"\(type)\">\(extraXMP)</rdf:Description></rdf:RDF></x:xmpmeta>"
+                : open + ">\n   <apdi:AuxiliaryImageType>\(type)</apdi:AuxiliaryImageType>\(extraXMP)</rdf:Description></rdf:RDF></x:xmpmeta>"
+            return HandMadeMetadata.inserting([(0xE1, HandMadeMetadata.xmpSegment(Array(xmp.utf8)))], intoJPEG: jpeg)
+        }
     }
 
     /// A Google lens-blur JPEG: the photo with GDepth `RangeInverse`

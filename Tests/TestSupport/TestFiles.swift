@@ -27,6 +27,13 @@ public enum TestFiles {
         try? FileManager.default.removeItem(atPath: path)
     }
 
+    /// Writes `bytes` to `folder/name` and returns that path.
+    public static func write(_ bytes: [UInt8], _ name: String, in folder: String) throws -> String {
+        let path = folder + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// The names in `folder`, sorted; empty when it cannot be read.
     public static func listing(_ folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()

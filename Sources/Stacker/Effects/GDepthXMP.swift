@@ -42,14 +42,14 @@ struct GDepthXMP {
             }
         }
         guard let main else { return nil }
-        let extended = Self.assemble(pieces, guid: Self.value(of: "xmpNote:HasExtendedXMP", in: main))
-        guard let formatText = Self.value(of: "GDepth:Format", in: main) ?? extended.flatMap({ Self.value(of: "GDepth:Format", in: $0) }),
+        let extended = Self.assemble(pieces, guid: XMPText.value(of: "xmpNote:HasExtendedXMP", in: main))
+        guard let formatText = XMPText.value(of: "GDepth:Format", in: main) ?? extended.flatMap({ XMPText.value(of: "GDepth:Format", in: $0) }),
               let format = Format(rawValue: String(decoding: formatText, as: UTF8.self)),
-              let data = Self.value(of: "GDepth:Data", in: main) ?? extended.flatMap({ Self.value(of: "GDepth:Data", in: $0) }),
+              let data = XMPText.value(of: "GDepth:Data", in: main) ?? extended.flatMap({ XMPText.value(of: "GDepth:Data", in: $0) }),
               let image = Base64.decode(data)
         else { return nil }
         func number(_ name: String) -> Double? {
-            (Self.value(of: name, in: main) ?? extended.flatMap { Self.value(of: name, in: $0) })
+            (XMPText.value(of: name, in: main) ?? extended.flatMap { XMPText.value(of: name, in: $0) })
                 .flatMap { Double(String(decoding: $0, as: UTF8.self)) }
         }
         self.format = format
@@ -83,43 +83,5 @@ struct GDepthXMP {
             covered += p.data.count
         }
         return covered == total ? out : nil
-    }
-
-    /// The value of property `name` in an XMP packet, written either as an
-    /// attribute (`name="value"`) or as an element (`<name>value</name>`).
-    static func value(of name: String, in xmp: [UInt8]) -> ArraySlice<UInt8>? {
-        let key = Array(name.utf8)
-        var i = xmp.startIndex
-        while let at = find(key, in: xmp, from: i) {
-            var k = at + key.count
-            i = at + 1
-            guard at > xmp.startIndex, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "<")].contains(xmp[at - 1]) else { continue }
-            if xmp[at - 1] == UInt8(ascii: "<") {
-                guard k < xmp.count, xmp[k] == UInt8(ascii: ">") else { continue }
-                k += 1
-                guard let end = xmp[k...].firstIndex(of: UInt8(ascii: "<")) else { return nil }
-                return xmp[k..<end]
-            }
-            while k < xmp.count, [0x20, 0x09, 0x0A, 0x0D].contains(xmp[k]) { k += 1 }
-            guard k < xmp.count, xmp[k] == UInt8(ascii: "=") else { continue }
-            k += 1
-            while k < xmp.count, [0x20, 0x09, 0x0A, 0x0D].contains(xmp[k]) { k += 1 }
-            guard k < xmp.count, xmp[k] == UInt8(ascii: "\"") || xmp[k] == UInt8(ascii: "'") else { continue }
-            let quote = xmp[k]
-            guard let end = xmp[(k + 1)...].firstIndex(of: quote) else { return nil }
-            return xmp[(k + 1)..<end]
-        }
-        return nil
-    }
-
-    /// The first index at or after `from` where `needle` starts in `hay`.
-    private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
-        guard let first = needle.first, hay.count >= needle.count else { return nil }
-        var i = from
-        while i <= hay.count - needle.count {
-            if hay[i] == first, hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
     }
 }

@@ -1,8 +1,8 @@
 /// The images after the first in a JPEG file with a Multi-Picture Format
 /// index (CIPA DC-007: APP2 `MPF\0`, a TIFF-structured index whose
 /// `MPEntry` tag lists each image's type, size and offset). An iPhone
-/// portrait JPEG stores its disparity map this way, as a grayscale JPEG
-/// after the photo.
+/// portrait JPEG stores its disparity map and its portrait mattes this way,
+/// as grayscale JPEGs after the photo (`MPFAuxiliaryImage` tells them apart).
 enum MPFImages {
     /// `MPF\0`, which starts the index's APP2 payload.
     static let header: [UInt8] = Array("MPF".utf8) + [0]

@@ -1,5 +1,5 @@
-/// A portrait segmentation matte an iPhone stores beside a HEIC photo as an
-/// auxiliary image: 1 where the photo shows that part of a person, 0
+/// A portrait segmentation matte an iPhone stores beside a photo (a HEIC's
+/// auxiliary image, or an MPF image after a JPEG's photo): 1 where the photo shows that part of a person, 0
 /// elsewhere.
 public enum Matte: String, Sendable, CaseIterable {
     /// The whole person (`urn:com:apple:photo:2018:aux:portraiteffectsmatte`).

@@ -9,8 +9,8 @@ public struct PortraitData: Sendable {
     public enum Source: String, Sendable {
         /// A HEIF depth or disparity auxiliary image (iPhone portrait HEIC).
         case heifDepth = "HEIF depth image"
-        /// The grayscale disparity JPEG after the photo in an MPF file
-        /// (iPhone portrait JPEG).
+        /// The grayscale disparity (or depth) JPEG after the photo in an MPF
+        /// file (iPhone portrait JPEG).
         case mpfDisparity = "MPF disparity image"
         /// Google's `GDepth` XMP.
         case gDepth = "GDepth XMP"
@@ -35,8 +35,8 @@ public struct PortraitData: Sendable {
     public var isEmpty: Bool { nearness == nil && mattes.isEmpty }
 
     /// The depth and mattes of the photo at `path`: a HEIF file's depth
-    /// auxiliary image and mattes; a JPEG's MPF disparity image, else its
-    /// GDepth XMP. Empty when the file holds none.
+    /// auxiliary image and mattes; a JPEG's MPF disparity (or depth) image
+    /// and mattes, else its GDepth XMP. Empty when the file holds none.
     /// - Throws: `StackerError.unreadable` naming `path` when the file, or
     ///   the depth image it embeds, cannot be read.
     public static func read(_ path: some FilePathConvertible, maxPixels: Int = ImageFile.defaultMaxPixels) throws -> PortraitData {
@@ -50,19 +50,48 @@ public struct PortraitData: Sendable {
             return fromAuxiliaryImages(try HEIFCodec.auxiliaryImages(bytes, path: file.description, maxPixels: maxPixels))
         }
         guard ImageFormat.fromMagic(bytes) == .jpeg else { return PortraitData(nearness: nil, source: nil) }
-        for range in MPFImages.secondaryImages(in: bytes) {
-            let decoded = try ImageFile.decode(bytes: Array(bytes[range]), path: file.description + " (MPF image)", maxPixels: maxPixels)
-            // A disparity map is one gray channel; a colour image here is another view.
-            guard decoded.image.channels == 1 else { continue }
-            return PortraitData(nearness: stretched(upright(decoded, photo: bytes)), source: .mpfDisparity)
-        }
-        if let gdepth = GDepthXMP(jpeg: bytes) {
+        var data = try fromMPFImages(bytes, file: file, maxPixels: maxPixels)
+        if data.nearness == nil, let gdepth = GDepthXMP(jpeg: bytes) {
             let decoded = try ImageFile.decode(bytes: gdepth.image, path: file.description + " (GDepth image)", maxPixels: maxPixels)
             var plane = upright(decoded, photo: bytes)
             for i in plane.pixels.indices { plane.pixels[i] = gdepth.nearness(plane.pixels[i]) }
-            return PortraitData(nearness: stretched(plane), source: .gDepth)
+            data.nearness = stretched(plane)
+            data.source = .gDepth
         }
-        return PortraitData(nearness: nil, source: nil)
+        return data
+    }
+
+    /// The depth map and mattes among the images an MPF index lists after
+    /// the JPEG `photo`, each identified by its own XMP
+    /// (`MPFAuxiliaryImage`): the first disparity or depth image (or, when
+    /// none is labelled, the first gray image without XMP) and the first
+    /// matte of each name. Images of another kind are not decoded; a
+    /// colour image where a gray one belongs (another view) is passed over.
+    /// - Throws: `StackerError.unreadable` naming `file` and the image when
+    ///   one that is used cannot be decoded.
+    static func fromMPFImages(_ photo: [UInt8], file: FilePath, maxPixels: Int) throws -> PortraitData {
+        var data = PortraitData(nearness: nil, source: nil)
+        let images = MPFAuxiliaryImage.all(in: photo)
+        let labelled = images.contains { $0.kind == .disparity || $0.kind == .depth }
+        func grayPlane(_ image: MPFAuxiliaryImage, _ what: String) throws -> Plane? {
+            let decoded = try ImageFile.decode(bytes: Array(photo[image.range]), path: file.description + " (MPF \(what) image)",
+                                               maxPixels: maxPixels)
+            return decoded.image.channels == 1 ? upright(decoded, photo: photo) : nil
+        }
+        for image in images {
+            switch image.kind {
+            case .matte(let matte):
+                if data.mattes[matte] == nil, let plane = try grayPlane(image, matte.rawValue + " matte") { data.mattes[matte] = plane }
+            case .disparity, .depth, .unlabelled:
+                guard data.nearness == nil, labelled == (image.kind != .unlabelled),
+                      let plane = try grayPlane(image, image.kind == .depth ? "depth" : "disparity") else { continue }
+                data.nearness = stretched(image.kind == .depth ? image.nearness(fromDepth: plane) : plane)
+                data.source = .mpfDisparity
+            case .other:
+                continue
+            }
+        }
+        return data
     }
 
     /// The first plane of a depth image embedded in the JPEG `photo`, turned
