@@ -128,12 +128,14 @@ bench: deps
 ## Pillow, astropy, scikit-image; fetched into .build/real-files) through the
 ## debug build, compared with Pillow and astropy (Tests/real-files/README.md).
 ## SOURCE="libpng pillow" limits it; fails on a crash, hang, leftover or
-## memory amplification. Needs the network once; a few minutes.
+## memory amplification. Needs the network once; a few minutes. Then
+## stack effect's GDepth check on exiv2's Google Camera photo (gdepth.py).
 SOURCE ?=
 real-files: deps
 	@if ! [ -x /usr/bin/time ] && [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; fi
 	$(SWIFT) build --product stack
 	python3 Tests/real-files/sweep.py $(SOURCE)
+	python3 Tests/real-files/gdepth.py
 
 ## real-files-heif: libheif's and pillow-heif's HEIF/HEIC/AVIF test files
 ## (fetched into .build/real-files) through the debug build, compared with

@@ -51,6 +51,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sweep  # noqa: E402  (its fetchers and dependency installer)
+import gdepth  # noqa: E402  (the GDepth check, shared with make real-files)
 
 REPO = Path(__file__).resolve().parents[2]
 HEIF_EXTENSIONS = {".heic", ".heif", ".hif", ".avif"}
@@ -194,36 +195,12 @@ def check(stack, path, timeout):
 
 
 def check_gdepth(stack, cache, timeout):
-    """exiv2's exiv2-bug922.jpg, a Google Camera lens-blur photo with a
-    GDepth depth map (RangeInverse PNG in extended XMP): `stack effect`'s
-    high-pass masks at three focus values must equal the same thresholds of
-    the map exiftool extracts, read as nearness 1 - dn stretched to 0..1
-    (IoU >= 0.99). Returns a line of text, or None when the file is absent."""
-    photo = next(Path(cache).glob("src/exiv2/test/data/exiv2-bug922.jpg"), None)
+    """gdepth.py's check on exiv2's Google Camera lens-blur photo (fetched
+    with the exiv2 source above); None when the file or exiftool is absent."""
+    photo = gdepth.photo_in(cache)
     if photo is None or shutil.which("exiftool") is None:
         return None
-    from PIL import Image
-    import numpy as np
-    with tempfile.TemporaryDirectory() as tmp:
-        depth = subprocess.run(["exiftool", "-b", "-DepthImage", str(photo)], capture_output=True, timeout=timeout).stdout
-        Path(tmp, "depth.png").write_bytes(depth)
-        width, height = Image.open(photo).size
-        dn = np.asarray(Image.open(Path(tmp, "depth.png")).convert("L").resize((width, height), Image.BILINEAR), float) / 255
-        near = 1 - dn
-        near = (near - near.min()) / (near.max() - near.min())
-        ious = []
-        for focus in (0.3, 0.5, 0.7):
-            out = Path(tmp, "mask-%s.png" % focus)
-            run([stack, "effect", "--effect", "mask", "--mask", "high-pass", "--focus", str(focus),
-                 "--slope", "1000", "-q", "-o", str(out), str(photo)], cwd=tmp, timeout=timeout)
-            if not out.exists():
-                return "! gdepth: stack effect wrote no mask for %s" % photo.name
-            ours = np.asarray(Image.open(out).convert("L"), float) / 255 > 0.5
-            truth = near > focus
-            ious.append((ours & truth).sum() / max(1, (ours | truth).sum()))
-    mark = " " if min(ious) >= 0.99 else "!"
-    return "%s gdepth: %s mask vs exiftool's DepthImage, IoU %s" % (
-        mark, photo.name, " ".join("%.3f" % i for i in ious))
+    return gdepth.check(stack, photo, timeout)
 
 
 def main():
