@@ -35,7 +35,7 @@ final class Bench {
         // Bursts first (cached).
         // The 12 MP JPEG burst is for everything but the homography and astro
         // cases (they have their own PNG sessions) and the kernels (in memory).
-        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "shards"].contains($0) }
+        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "shards", "effect"].contains($0) }
         var needed: [Burst] = needs12 ? [.mp12] : []
         if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
         if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
@@ -105,6 +105,7 @@ final class Bench {
         if wants("ser") { try serCases() }
         if wants("shards") { try shardCases() }
         if wants("drizzle") { try drizzleCases(paths: main20, megapixels: Burst.mp12.megapixels) }
+        if wants("effect") { try effectCases() }
         if wants("robust-scaling") { try robustScaling() }
 
         // Checks against the decode floor: the median over rounds of each

@@ -35,6 +35,9 @@ OPTIONS:
                      (--partial) plus stack merge, and the merge's share
                      drizzle: 20 × 12 MP --scale 2 --pixfrac 0.6 against the 1×
                      median and average of the same frames (time, peak RSS)
+                     effect: stack effect's blur on a generated 12 MP portrait
+                     in process, one thread (blur stage, whole PortraitEffect.apply,
+                     the same JPEG's decode floor; wall and CPU)
   --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
@@ -63,7 +66,7 @@ HEIC q89 4:2:0 (PNG frames through heif-enc, x265 preset ultrafast; ~0.2 GB); fo
 /// Parsed command line.
 struct Settings: Sendable {
     static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
-                           "pixels", "astro", "astro-rejection", "heic", "ser", "shards", "drizzle", "handheld", "robust-scaling"]
+                           "pixels", "astro", "astro-rejection", "heic", "ser", "shards", "drizzle", "handheld", "effect", "robust-scaling"]
     /// What runs without --cases: all but the hour-long robust-scaling.
     static let defaultCases = allCases.filter { $0 != "robust-scaling" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
