@@ -13,6 +13,9 @@ import Stacker
 /// compares runs made in the same phase of a shared machine:
 /// - the decode floor of the same JPEG: TurboJPEG to RGB8 (`RawTurboJPEG`),
 ///   and `ImageFile.read` (to planar Float, what the effect starts from);
+/// - the depth map read and brought to the photo's grid
+///   (`PortraitData.sideCar(_:)`, `aligned(to:)`: joint bilateral
+///   upsampling), then the auto focus, band mask and radius map from it;
 /// - the blur stage alone: `DepthEffect.blur.apply(to:mask:radius:)` with
 ///   the mask and radius map made beforehand (variable box passes and the
 ///   blend behind the subject);
@@ -120,12 +123,19 @@ extension Bench {
         let blurred = radius.pixels.filter { $0 >= 0.5 }.count
         let raw = try RawTurboJPEG()
         let names = (raw: "effect: decode floor raw 12MP", float: "effect: decode floor float 12MP",
+                     depth: "effect: depth read + upsampling 12MP", mask: "effect: focus + mask + radius 12MP",
                      blur: "effect: blur stage 12MP", apply: "effect: PortraitEffect.apply blur 12MP")
         var samples: [String: [Sample]] = [:]
         for r in 0..<settings.repeats {
             log("[effect] round \(r + 1) of \(settings.repeats) …")
             samples[names.raw, default: []].append(try b.timed { try raw.decode(path: photo) })
             samples[names.float, default: []].append(try b.timed { _ = try ImageFile.read(photo) })
+            samples[names.depth, default: []].append(try b.timed { _ = try PortraitData.sideCar(depthMap).aligned(to: image) })
+            samples[names.mask, default: []].append(b.timed {
+                let f = EffectMask.autoFocus(nearness)
+                _ = EffectMask.band(nearness, focus: f, width: options.width, slope: options.slope)
+                _ = DepthEffect.blurRadius(nearness: nearness, focus: f, width: options.width, image: image)
+            })
             samples[names.blur, default: []].append(b.timed { _ = DepthEffect.blur.apply(to: image, mask: mask, radius: radius) })
             samples[names.apply, default: []].append(try b.timed {
                 guard try PortraitEffect.apply(to: photo, depthMap: FilePath(depthMap), options: options) != nil else {
@@ -135,10 +145,12 @@ extension Bench {
         }
         let what = [names.raw: "tjDecompress2 to RGB8, file read included, one thread",
                     names.float: "ImageFile.read: decode to planar Float, one thread",
+                    names.depth: "PortraitData.sideCar + aligned(to:): PNG read, joint bilateral upsampling, one thread",
+                    names.mask: "EffectMask.autoFocus, band, DepthEffect.blurRadius, one thread",
                     names.blur: "DepthEffect.blur.apply with mask and radius given (box passes + blend), one thread",
                     names.apply: "PortraitEffect.apply: read, decode, side-car depth, upsampling, mask, blur; no encode; one thread"]
         var cases: [String: CaseResult] = [:]
-        for name in [names.raw, names.float, names.blur, names.apply] {
+        for name in [names.raw, names.float, names.depth, names.mask, names.blur, names.apply] {
             var c = CaseResult(name: name, what: what[name]!, frames: 1, megapixels: b.megapixels, samples: samples[name]!)
             c.extra = ["cpu_s": c.medianCPU]
             c.note = String(format: "%.3f s wall, %.3f s CPU", c.medianWall, c.medianCPU)
