@@ -90,8 +90,9 @@ public struct SuperResolutionScene: Sendable {
     }
 
     /// Writes `frames/frame_000.png …` (16-bit), `truth.png` (16-bit, twice
-    /// the size) and `truth.json` (`{"preset": "super-resolution", "width",
-    /// "height", "truthWidth", "truthHeight", "frames": [{"path", "dx", "dy"}…]}`)
+    /// the size), with moving discs `mask.png` (`transientMask`, 8-bit), and
+    /// `truth.json` (`{"preset": "super-resolution", "width", "height",
+    /// "truthWidth", "truthHeight", "frames": [{"path", "dx", "dy"}…]}`)
     /// into `folder`, atomically each.
     public func write(to folder: String) throws {
         let options = EncodeOptions(quality: 100, bitDepth: 16)
@@ -103,6 +104,7 @@ public struct SuperResolutionScene: Sendable {
             entries.append("{\"path\": \"\(path)\", \"dx\": \(shifts[i].dx), \"dy\": \(shifts[i].dy)}")
         }
         try ImageFile.write(truth, to: folder + "/truth.png", options: options)
+        if transientMask.pixels.contains(where: { $0 > 0 }) { try Scene.writeMask(transientMask, to: folder) }
         let json = "{\"version\": 1, \"preset\": \"super-resolution\", \"width\": \(width), \"height\": \(height), "
             + "\"truthWidth\": \(2 * width), \"truthHeight\": \(2 * height), \"truth\": \"truth.png\", "
             + "\"frames\": [\n  " + entries.joined(separator: ",\n  ") + "\n]}\n"
