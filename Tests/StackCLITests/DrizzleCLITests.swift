@@ -3,7 +3,7 @@ import SceneGen
 import Stacker
 import Testing
 
-/// `--scale`, `--pixfrac`, `--drizzle-kernel` and `--weight-map` through the built binary.
+/// `--scale`, `--pixfrac`, `--drizzle-kernel`, `--sr-merge` and `--weight-map` through the built binary.
 @Suite("stack: drizzle options")
 struct DrizzleCLITests {
     @Test("--scale 2 writes a stack twice the size and a weight map with no holes inside")
@@ -19,7 +19,7 @@ struct DrizzleCLITests {
         #expect(header.width == 80 && header.height == 64 && header.channels == 3)
         // The report names the drizzle; its transforms stay on the 1× reference grid, and read back.
         let report = try String(contentsOfFile: folder + "/r.json", encoding: .utf8)
-        #expect(report.contains("\"drizzle\": { \"scale\": 2, \"pixfrac\": 0.7, \"kernel\": \"gaussian\" }"), "\(report.prefix(400))")
+        #expect(report.contains("\"drizzle\": { \"scale\": 2, \"pixfrac\": 0.7, \"kernel\": \"gaussian\", \"merge\": \"drizzle\" }"), "\(report.prefix(400))")
         #expect(report.contains("\"width\": 80"))
         let again = try CLIHarness.run(["--transforms", "r.json", "--scale", "2", "-o", "again.tif", "--depth", "16"] + frames, in: folder)
         #expect(again.status == 0, "\(again.stderr)")
@@ -29,6 +29,19 @@ struct DrizzleCLITests {
         var least = Float.infinity
         for y in 5..<59 { for x in 5..<75 { least = min(least, weights.planes[0][x, y]) } }
         #expect(least > 0, "least weight inside \(least)")
+    }
+
+    @Test("--scale 2 --robust --sr-merge kernel: the robust kernel merge runs and the report names it")
+    func robustKernelMerge() throws {
+        let folder = try CLIHarness.temporaryFolder()
+        try SuperResolutionScene(width: 40, height: 32, frameCount: 6, seed: 5, movers: 2).write(to: folder)
+        let frames = (0..<6).map { String(format: "frames/frame_%03d.png", $0) }
+        let run = try CLIHarness.run(["--scale", "2", "--robust", "--sr-merge", "kernel", "-o", "sr.png", "--report", "r.json"] + frames, in: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let header = try ImageFile.readHeader(folder + "/sr.png")
+        #expect(header.width == 80 && header.height == 64)
+        let report = try String(contentsOfFile: folder + "/r.json", encoding: .utf8)
+        #expect(report.contains("\"merge\": \"kernel\" }"), "\(report.prefix(400))")
     }
 
     @Test("an output past --max-pixels is refused with one line and exit 1, nothing written")
@@ -46,7 +59,8 @@ struct DrizzleCLITests {
     func usageErrors() throws {
         for arguments in [["--pixfrac", "0.5"], ["--scale", "2", "--mode", "median"], ["--scale", "5"],
                           ["--scale", "2", "--pixfrac", "0"], ["--scale", "2", "--drizzle-kernel", "lanczos"],
-                          ["--scale", "2", "--weight-map", "w.jpg"]] {
+                          ["--scale", "2", "--weight-map", "w.jpg"], ["--sr-merge", "kernel"],
+                          ["--scale", "2", "--sr-merge", "lanczos"]] {
             let run = try CLIHarness.run(arguments + ["a.png", "b.png"])
             #expect(run.status == 2, "\(arguments): \(run.status) \(run.stderr)")
             #expect(run.stderr.hasPrefix("stack: error: "), "\(arguments): \(run.stderr)")

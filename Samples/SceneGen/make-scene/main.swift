@@ -14,6 +14,7 @@ struct MakeScene {
     var seed: UInt64?
     var maxShift: Double?
     var noise: Double?
+    var movers: Int?
     var format: ImageFormat?
     var quality = 95
     var output: String?
@@ -46,6 +47,8 @@ struct MakeScene {
       --seed <s>            Random seed, an unsigned integer (default: 1)
       --max-shift <px>      Camera shake: shifts uniform in ±px (default: 6)
       --noise <sigma>       Gaussian noise sigma on the 0…1 scale (default: preset's, 0.01)
+      --movers <n>          sr: small discs crossing the scene in the frames, not the truth (a
+                            handheld burst of a street); mask.png marks where (default: 0)
       --max-rotation <deg>  stars: field rotation uniform in ±deg (default: 2)
       --channels <n>        stars: 1 (mono) or 3 (colour) (default: 1)
       --calibration-frames <n>
@@ -67,7 +70,8 @@ struct MakeScene {
     to the reference, rotation, FWHM and sky level; hot pixels; the trail frame).
 
     The sr preset writes frames/frame_000.png…, truth.png (twice the frame size,
-    the grid `stack --scale 2` writes) and truth.json (the shifts).
+    the grid `stack --scale 2` writes), truth.json (the shifts) and, with
+    --movers, mask.png (on the truth's grid, where a disc passed).
     """
 
     /// Parses `args` (without the program name). Returns nil after `--help`.
@@ -118,6 +122,7 @@ struct MakeScene {
                 m.seed = s
             case "--max-shift": m.maxShift = try double(name, try value(name, inline: inline))
             case "--noise": m.noise = try double(name, try value(name, inline: inline))
+            case "--movers": m.movers = try int(name, try value(name, inline: inline))
             case "--format":
                 let v = try value(name, inline: inline)
                 switch v.lowercased() {
@@ -144,8 +149,8 @@ struct MakeScene {
     enum Job {
         case burst(SceneConfig)
         case stars(StarFieldConfig)
-        /// The super-resolution scene: frame size, frames, seed, max shift, noise.
-        case superResolution(width: Int, height: Int, frames: Int, seed: UInt64, maxShift: Double, noise: Double)
+        /// The super-resolution scene: frame size, frames, seed, max shift, noise, moving discs.
+        case superResolution(width: Int, height: Int, frames: Int, seed: UInt64, maxShift: Double, noise: Double, movers: Int)
     }
 
     /// The job these options ask for, validated.
@@ -153,6 +158,7 @@ struct MakeScene {
         guard (1...100).contains(quality) else { throw UsageError("quality must be 1-100 (got \(quality))") }
         guard let output, !output.isEmpty else { throw UsageError("missing required option '--output <dir>'") }
         do {
+            guard movers == nil || preset == "sr" else { throw UsageError("--movers applies to the sr preset only") }
             if preset == "stars" {
                 guard noise == nil else { throw UsageError("--noise does not apply to the stars preset (its noise is the sensor's)") }
                 guard format != .jpeg else { throw UsageError("the stars preset writes 16-bit frames: use --format png, tiff or fits") }
@@ -179,7 +185,9 @@ struct MakeScene {
                 }
                 let shift = maxShift ?? 2, sigma = noise ?? 0.01
                 guard shift >= 0, shift <= 64, sigma >= 0, sigma <= 0.5 else { throw UsageError("sr: --max-shift 0…64, --noise 0…0.5") }
-                return .superResolution(width: w, height: h, frames: n, seed: seed ?? 1, maxShift: shift, noise: sigma)
+                let discs = movers ?? 0
+                guard (0...100).contains(discs) else { throw UsageError("sr: --movers 0…100") }
+                return .superResolution(width: w, height: h, frames: n, seed: seed ?? 1, maxShift: shift, noise: sigma, movers: discs)
             }
             guard maxRotation == nil, channels == nil, calibrationFrames == nil else {
                 throw UsageError("--max-rotation, --channels and --calibration-frames apply to the stars preset only")
@@ -225,7 +233,7 @@ do {
     job = try command.job()
 } catch {
     printError("make-scene: error: \(error.message)")
-    printError("Usage: make-scene [--preset street|crowd|trail|stars|sr] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--format jpg|png|tiff|fits] [--quality Q] --output DIR")
+    printError("Usage: make-scene [--preset street|crowd|trail|stars|sr] [--width W] [--height H] [--frames N] [--seed S] [--max-shift PX] [--noise SIGMA] [--movers N] [--format jpg|png|tiff|fits] [--quality Q] --output DIR")
     printError("  See 'make-scene --help' for more information.")
     exit(2)
 }
@@ -243,11 +251,12 @@ do {
         try field.write(to: output, format: command.format ?? .png)
         let maxRotation = field.rotations.map(abs).max() ?? 0
         print("make-scene: wrote \(config.frameCount) \(config.width)×\(config.height) star-field lights and \(config.calibrationFrames) bias, dark and flat frames each, truth and truth.json to \(output) (seed \(config.seed), \(field.stars.count) stars, max |rotation| \((maxRotation * 1000).rounded() / 1000)°)")
-    case let .superResolution(width, height, frames, seed, maxShift, noise):
+    case let .superResolution(width, height, frames, seed, maxShift, noise, movers):
         let scene = SuperResolutionScene(width: width, height: height, frameCount: frames, seed: seed,
-                                         maxShift: maxShift, noise: noise)
+                                         maxShift: maxShift, noise: noise, movers: movers)
         try scene.write(to: output)
-        print("make-scene: wrote \(frames) \(width)×\(height) super-resolution frames, truth.png (\(2 * width)×\(2 * height)) and truth.json to \(output) (seed \(seed))")
+        let mask = movers > 0 ? ", mask.png" : ""
+        print("make-scene: wrote \(frames) \(width)×\(height) super-resolution frames, truth.png (\(2 * width)×\(2 * height))\(mask) and truth.json to \(output) (seed \(seed))")
     }
 } catch {
     printError("make-scene: error: \(error)")

@@ -12,6 +12,10 @@ import Registration
 /// - A CFA mosaic (the file's pattern or `--cfa`) is not debayered: each
 ///   sample drops into its own colour's plane (Bayer drizzle), after the
 ///   white balance; a camera raw's colour matrix is applied to the result.
+/// - With `--robust`, each sample's weight is multiplied by its
+///   robustness against the robust 1× stack (`DrizzleRobustness`), so
+///   what moved fades; with `--sr-merge kernel`, samples spread by
+///   kernels steered by the 1× stack (`SteeredKernelField`), not drops.
 /// - Memory: the accumulators (two planes per channel of the output size)
 ///   and at most `threads + 1` frames in flight.
 enum DrizzlePass {
@@ -38,8 +42,12 @@ enum DrizzlePass {
         let reference = try clock.time(.decode) { try decode(options.referenceIndex, input) }
         let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let mosaic = reference.pattern != nil
+        let noise = noiseSigmas(reference)
+        let steering = input.drizzle.merge == .kernel
+            ? clock.time(.stack) { SteeredKernelField(luma: input.stack.luma, noise: noise.luma) } : nil
         let accumulator = DrizzleAccumulator(inputWidth: input.stack.width, inputHeight: input.stack.height,
-                                             channels: input.stack.channels, mosaic: mosaic, options: input.drizzle)
+                                             channels: input.stack.channels, mosaic: mosaic, options: input.drizzle,
+                                             steering: steering)
         // A raw's mosaic drops in camera colour and the matrix comes last, so
         // the 1× stack (already through it) is taken back to camera colour.
         let matrix = mosaic && options.whiteBalance != .none ? (reference.raw?.cameraToSRGB).flatMap { $0.count == 9 ? $0 : nil } : nil
@@ -47,6 +55,11 @@ enum DrizzlePass {
         let stack = inverse.map { RawColour.transformed(input.stack, matrix: $0) } ?? input.stack
         var rejection = options.mode == .sigmaClip || options.rejection != nil
             ? DrizzleRejection(stack: stack, kappaLow: options.kappaLow, kappaHigh: options.kappaHigh) : nil
+        if options.robustAverage && mosaic {
+            throw StackerError.invalidInput(path: input.names[options.referenceIndex], reason: "--robust with --scale needs colour frames, not a CFA mosaic (Bayer drizzle); use --mode sigma-clip")
+        }
+        let robustness = options.robustAverage
+            ? DrizzleRobustness(stack: stack, noise: noise.channels, scale: input.drizzle.scale) : nil
         @Sendable func prepared(_ k: Int) -> Result<DrizzleFrame, StackerError> {
             let index = used[k]
             do {
@@ -62,8 +75,10 @@ enum DrizzlePass {
                         image.planes[c].pixels = image.planes[c].pixels.map { g.gain * $0 + g.offset }
                     }
                 }
-                return .success(DrizzleFrame(planes: image.planes, mosaic: decoded.pattern,
-                                             transform: input.reports[index].transform, options: input.drizzle))
+                var frame = DrizzleFrame(planes: image.planes, mosaic: decoded.pattern,
+                                         transform: input.reports[index].transform, options: input.drizzle)
+                frame.robustness = robustness?.weights(for: frame)
+                return .success(frame)
             } catch {
                 return .failure((error as? StackerError) ?? .unreadable(path: input.names[index], reason: "\(error)"))
             }
@@ -93,6 +108,20 @@ enum DrizzlePass {
         }
         if let matrix, inverse != nil { image = RawColour.transformed(image, matrix: matrix) }
         return (image, weights)
+    }
+
+    /// The reference frame's noise σ per channel and in its luma
+    /// (`estimateNoiseSigma`); a mosaic's from one colour's sites.
+    private static func noiseSigmas(_ reference: Decoded) -> (channels: [Double], luma: Double) {
+        guard reference.pattern != nil else {
+            return (reference.image.planes.map(estimateNoiseSigma), estimateNoiseSigma(reference.image.luma))
+        }
+        let mosaic = reference.image.planes[0]
+        let w = mosaic.width / 2, h = mosaic.height / 2
+        var sites = Plane(width: w, height: h)
+        for y in 0..<h { for x in 0..<w { sites.pixels[y * w + x] = mosaic[2 * x, 2 * y] } }
+        let sigma = estimateNoiseSigma(sites)
+        return ([sigma, sigma, sigma], sigma)
     }
 
     /// A frame as drizzle takes it: calibrated, white-balanced, and a

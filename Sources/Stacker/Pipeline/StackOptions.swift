@@ -101,7 +101,8 @@ public struct StackOptions: Sendable {
     /// after the 1× stack, its frames are dropped through its transforms
     /// onto a grid `scale` times finer (`DrizzlePass`); nil (the default)
     /// stacks at 1×. Works with the average, sigma-clip and the rejection
-    /// family, whose rejection is decided against the 1× stack.
+    /// family, whose rejection is decided against the 1× stack, and the
+    /// robust average, whose samples are weighed against it (`DrizzleRobustness`).
     public var drizzle: DrizzleOptions?
     /// Known transforms (frame → reference), one per input frame, used
     /// instead of registration when set (for example true shifts from a

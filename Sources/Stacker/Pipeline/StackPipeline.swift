@@ -167,9 +167,6 @@ enum StackPipeline {
             if options.alignment == .local {
                 throw StackerError.invalidInput(path: "", reason: "drizzle (--scale) maps drops through one transform per frame; --align local's displacement field is not supported with it")
             }
-            if options.robustAverage {
-                throw StackerError.invalidInput(path: "", reason: "drizzle (--scale) has no robust average; use --mode sigma-clip or --reject with it")
-            }
         }
         if let reason = options.rejection?.invalidReason {
             throw StackerError.invalidInput(path: "", reason: reason)

@@ -27,7 +27,7 @@ public struct StackReport: Sendable {
         out += "  \"interpolation\": \(JSONText.string(options.interpolation.rawValue)),\n"
         if let drizzle = options.drizzle {
             out += "  \"drizzle\": { \"scale\": \(JSONText.number(drizzle.scale)), \"pixfrac\": \(JSONText.number(drizzle.pixfrac)), "
-            out += "\"kernel\": \(JSONText.string(drizzle.kernel.rawValue)) },\n"
+            out += "\"kernel\": \(JSONText.string(drizzle.kernel.rawValue)), \"merge\": \(JSONText.string(drizzle.merge.rawValue)) },\n"
         }
         out += "  \"reference\": \(result.referenceIndex),\n"
         out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"

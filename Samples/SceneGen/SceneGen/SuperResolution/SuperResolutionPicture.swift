@@ -53,8 +53,20 @@ struct SuperResolutionPicture: Sendable {
         self.shapes = shapes
     }
 
-    /// The scene's colour at reference point `(x, y)`.
-    func colour(x: Double, y: Double) -> Colour {
+    /// A disc painted over the scene in one frame only (a moving object).
+    struct Mover: Sendable {
+        var cx: Double
+        var cy: Double
+        var radius: Double
+        var colour: Colour
+    }
+
+    /// The scene's colour at reference point `(x, y)`, with `movers` on top.
+    func colour(x: Double, y: Double, movers: [Mover] = []) -> Colour {
+        for mover in movers {
+            let dx = x - mover.cx, dy = y - mover.cy
+            if dx * dx + dy * dy <= mover.radius * mover.radius { return mover.colour }
+        }
         for shape in shapes.reversed() {
             switch shape {
             case let .rectangle(cx, cy, hw, hh, c, s, colour):
@@ -84,10 +96,10 @@ struct SuperResolutionPicture: Sendable {
     }
 
     /// A `width × height` RGB image whose pixel `(i, j)` integrates the
-    /// scene over `[ox + i·size, ox + (i+1)·size] × [oy + j·size, …]`,
+    /// scene (with `movers` painted over it) over `[ox + i·size, ox + (i+1)·size] × [oy + j·size, …]`,
     /// plus Gaussian noise of σ `noise` from `rng`, clamped to 0…1.
     func render(width: Int, height: Int, pixelSize size: Double, origin: (x: Double, y: Double),
-                noise: Double, rng: inout SplitMix64) -> Image {
+                noise: Double, movers: [Mover] = [], rng: inout SplitMix64) -> Image {
         var planes = (0..<3).map { _ in [Float](repeating: 0, count: width * height) }
         let n = Self.samples, step = size / Double(n), norm = 1 / Double(n * n)
         for j in 0..<height {
@@ -96,7 +108,7 @@ struct SuperResolutionPicture: Sendable {
                 for sy in 0..<n {
                     let y = origin.y + Double(j) * size + (Double(sy) + 0.5) * step
                     for sx in 0..<n {
-                        let c = colour(x: origin.x + Double(i) * size + (Double(sx) + 0.5) * step, y: y)
+                        let c = colour(x: origin.x + Double(i) * size + (Double(sx) + 0.5) * step, y: y, movers: movers)
                         r += c.0
                         g += c.1
                         b += c.2

@@ -32,13 +32,21 @@ public final class DrizzleAccumulator: @unchecked Sendable {
     /// Per output pixel, in row-major order, `channels` sums S then
     /// `channels` weights W: one drop touches one cache line per pixel.
     private let sums: UnsafeMutableBufferPointer<Float>
+    /// The kernel-regression merge's kernels, or nil for drops.
+    private let steering: SteeredKernelField?
     /// Output rows per band of `add`.
     private static let bandRows = 16
 
     /// An empty accumulator for frames of `inputWidth × inputHeight` with
     /// `channels` channels (or mosaics, when `mosaic`: three output
     /// channels, each weighed apart).
-    public init(inputWidth: Int, inputHeight: Int, channels: Int, mosaic: Bool, options: DrizzleOptions) {
+    ///
+    /// With `options.merge == .kernel`, `steering` (on the 1×
+    /// grid) gives each place its kernel and replaces the drop.
+    public init(inputWidth: Int, inputHeight: Int, channels: Int, mosaic: Bool, options: DrizzleOptions,
+                steering: SteeredKernelField? = nil) {
+        precondition(options.merge == .drizzle || steering != nil, "DrizzleAccumulator: the kernel merge needs its steering field")
+        self.steering = options.merge == .kernel ? steering : nil
         let size = options.outputSize(width: inputWidth, height: inputHeight)
         width = size.width
         height = size.height
@@ -93,8 +101,10 @@ public final class DrizzleAccumulator: @unchecked Sendable {
 
     /// Drops every pixel of `frame` whose drop may reach `rows` onto those rows.
     private func drop(_ frame: DrizzleFrame, weight: Float, rows: Range<Int>) {
-        let square = options.kernel == .square, half = frame.dropHalf
-        let reach = square ? half : Self.gaussianReach(half)
+        let square = options.kernel == .square, half = frame.dropHalf, steering = steering
+        let inverseScale = Float(1 / options.scale)
+        let reach = steering != nil ? SteeredKernelField.reach / inverseScale : square ? half : Self.gaussianReach(half)
+        let robustness = frame.robustness
         let top = Float(rows.lowerBound) - reach, bottom = Float(rows.upperBound) + reach
         let inWidth = frame.width, outWidth = width, channels = channels
         let sigma = half * 2 / 2.3548, twoSigma2 = 2 * sigma * sigma
@@ -110,8 +120,8 @@ public final class DrizzleAccumulator: @unchecked Sendable {
                 let rowColours = frame.mosaic.map { pattern in (pattern.channel(x: 0, y: y), pattern.channel(x: 1, y: y)) }
                 for x in 0..<inWidth {
                     let i = y * inWidth + x
-                    let cx = xs[i], cy = ys[i]
-                    guard cy > top, cy < bottom, cx.isFinite else { continue }
+                    let cx = xs[i], cy = ys[i], r = robustness?[i] ?? 1
+                    guard cy > top, cy < bottom, cx.isFinite, r > 0 else { continue }
                     let y0 = max(rows.lowerBound, Int((cy - reach).rounded(.down)))
                     let y1 = min(rows.upperBound - 1, Int((cy + reach).rounded(.up)) - 1)
                     let x0 = max(0, Int((cx - reach).rounded(.down)))
@@ -125,7 +135,13 @@ public final class DrizzleAccumulator: @unchecked Sendable {
                         let dy = Float(oy) + 0.5 - cy
                         for ox in x0...x1 {
                             let a: Float
-                            if square {
+                            if let steering {
+                                // Offsets in input pixels; the kernel of the 1× pixel the output pixel lies in.
+                                let ux = (Float(ox) + 0.5 - cx) * inverseScale, uy = dy * inverseScale
+                                let m = steering.inverse(x: Int((Float(ox) + 0.5) * inverseScale),
+                                                         y: Int((Float(oy) + 0.5) * inverseScale))
+                                a = Float(exp(Double(-0.5 * (m.x * ux * ux + 2 * m.y * ux * uy + m.z * uy * uy))))
+                            } else if square {
                                 a = Self.overlap(Float(ox), cx, half) * overlapY
                             } else {
                                 let dx = Float(ox) + 0.5 - cx
@@ -133,7 +149,7 @@ public final class DrizzleAccumulator: @unchecked Sendable {
                                 a = r2 <= reach * reach ? peak * Float(exp(Double(-r2 / twoSigma2))) : 0
                             }
                             guard a > 0 else { continue }
-                            let o = oy * outWidth + ox, aw = a * weight
+                            let o = oy * outWidth + ox, aw = a * weight * r
                             for p in 0..<planeCount {
                                 let d = samples[p][i]
                                 guard d.isFinite else { continue }

@@ -20,6 +20,9 @@ public struct DrizzleFrame: Sendable {
     /// For a CFA mosaic, its pattern: each sample drops into the colour
     /// plane the pattern gives its position, with no demosaicing.
     public var mosaic: BayerPattern?
+    /// Per pixel, a factor on its samples' weight (`DrizzleRobustness`),
+    /// row-major; nil: 1 everywhere.
+    public var robustness: [Float]?
     /// Output x of each pixel's centre, row-major; NaN where the transform
     /// does not map it.
     var centreX: [Float]

@@ -21,12 +21,19 @@ public struct DrizzleOptions: Sendable, Equatable {
     public var pixfrac: Double
     /// The drop's shape (default `.square`).
     public var kernel: DrizzleKernel
+    /// How samples are spread onto the finer grid (`--sr-merge`): drops
+    /// (the default) or steered kernels; `pixfrac` and `kernel` shape the
+    /// drops only.
+    public var merge: SuperResolutionMerge
 
-    /// Drizzle at `scale` with drops of `pixfrac` input pixels shaped by `kernel`.
-    public init(scale: Double = 2, pixfrac: Double = 1, kernel: DrizzleKernel = .square) {
+    /// Drizzle at `scale` with drops of `pixfrac` input pixels shaped by
+    /// `kernel`, or with `merge` `.kernel`, steered kernels.
+    public init(scale: Double = 2, pixfrac: Double = 1, kernel: DrizzleKernel = .square,
+                merge: SuperResolutionMerge = .drizzle) {
         self.scale = scale
         self.pixfrac = pixfrac
         self.kernel = kernel
+        self.merge = merge
     }
 
     /// Why these options cannot be used, or nil when they can.
