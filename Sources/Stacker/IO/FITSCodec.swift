@@ -140,8 +140,10 @@ enum FITSCodec {
         // Refuses a pipe or device before cfitsio's open could block on it.
         let length = try FileBytes.size(path)
         let name = path.description
-        // A file not padded to whole records is read as `decode` pads it.
-        guard length % recordSize == 0 else {
+        // A file not padded to whole records is read as `decode` pads it;
+        // one whose path is too long for cfitsio's file names (FLEN_FILENAME,
+        // 1025 bytes) is read whole too.
+        guard length % recordSize == 0, name.utf8.count < 1000 else {
             return try decode(FileBytes.read(path), path: name, maxPixels: maxPixels, frame: frame)
         }
         return try withCFITSIO({ .unreadable(path: name, reason: $0) }) { () throws(StackerError) -> DecodedImage in
