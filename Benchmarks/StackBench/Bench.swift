@@ -35,7 +35,7 @@ final class Bench {
         // Bursts first (cached).
         // The 12 MP JPEG burst is for everything but the homography and astro
         // cases (they have their own PNG sessions) and the kernels (in memory).
-        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "shards", "effect"].contains($0) }
+        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "dng", "shards", "effect"].contains($0) }
         var needed: [Burst] = needs12 ? [.mp12] : []
         if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
         if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
@@ -103,6 +103,7 @@ final class Bench {
         if wants("astro-rejection") { try astroRejectionCases() }
         if wants("heic") { try heicCases() }
         if wants("ser") { try serCases() }
+        if wants("dng") { try dngCases() }
         if wants("shards") { try shardCases() }
         if wants("drizzle") { try drizzleCases(paths: main20, megapixels: Burst.mp12.megapixels) }
         if wants("effect") { try effectCases() }
@@ -193,10 +194,11 @@ final class Bench {
 
     /// One run of the decode floor: `stack-bench decode-floor` in a child process.
     /// `frames`: every frame of each file (SER videos, HEIF bursts).
-    func floorRun(name: String, paths: [String], raw: Bool, frames: Bool = false, round r: Int) throws -> Sample {
+    func floorRun(name: String, paths: [String], raw: Bool, frames: Bool = false, libraw: Bool = false,
+                  round r: Int) throws -> Sample {
         log("[\(name)] run \(r + 1)/\(settings.repeats) …")
         let load = loadAverage()
-        let run = try ChildProcess.run([selfBin, "decode-floor", raw ? "--raw" : "--float"] + (frames ? ["--frames"] : [])
+        let run = try ChildProcess.run([selfBin, "decode-floor", libraw ? "--libraw" : raw ? "--raw" : "--float"] + (frames ? ["--frames"] : [])
                                        + ["--threads", "\(StackOptions.defaultThreadCount)"] + paths, workDir: outDir)
         guard run.status == 0 else { throw BenchError("\(name): decode-floor exited with \(run.status)") }
         let inner = Double(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan

@@ -39,6 +39,45 @@ extension Bench {
         check("HEIC median / HEIC decode floor, of medians", m.medianWall / f.medianWall, "(info)") { _ in true }
     }
 
+    /// 20 × 24 MP 16-bit RGGB DNG (`settings.dng`), `--mode median` with
+    /// the bilinear and the RCD debayer, against LibRaw opening and
+    /// unpacking the same files (the floor the issue names) and against
+    /// `ImageFile.read` (the unpack plus our black level, scaling and
+    /// conversion to a float mosaic), in rounds.
+    func dngCases() throws {
+        let burst = settings.dng
+        try burst.ensure(in: settings.work, log: log)
+        let paths = burst.paths(in: settings.work)
+        let unpackName = "libraw-unpack \(burst.label)", readName = "read-floor \(burst.label)"
+        let debayers = ["bilinear", "rcd"]
+        var unpack: [Sample] = [], read: [Sample] = [], runs: [String: [Sample]] = [:]
+        for r in 0..<settings.repeats {
+            unpack.append(try floorRun(name: unpackName, paths: paths, raw: false, libraw: true, round: r))
+            read.append(try floorRun(name: readName, paths: paths, raw: false, round: r))
+            for d in debayers {
+                runs[d, default: []].append(try stackRun(name: "median \(burst.label) \(d)", paths: paths, mode: "median", round: r,
+                                                         extra: ["--debayer", d]))
+            }
+        }
+        let threads = StackOptions.defaultThreadCount
+        let u = CaseResult(name: unpackName, what: "libraw_open_buffer + libraw_unpack, \(threads) threads",
+                           frames: paths.count, megapixels: burst.megapixels, samples: unpack, note: "LibRaw unpack floor")
+        var f = CaseResult(name: readName, what: "ImageFile.read (LibRaw unpack → float mosaic), \(threads) threads",
+                           frames: paths.count, megapixels: burst.megapixels, samples: read)
+        f.note = String(format: "%.2f× the unpack floor", pairedRatio(f, u))
+        report.cases += [u, f]
+        check("DNG read floor / LibRaw unpack, per round", pairedRatio(f, u), "(info)") { _ in true }
+        for d in debayers {
+            var m = CaseResult(name: "median \(burst.label) \(d)", what: "stack --mode median --debayer \(d) on 16-bit RGGB DNG",
+                               frames: paths.count, megapixels: burst.megapixels, samples: runs[d] ?? [])
+            let ratio = pairedRatio(m, u)
+            m.extra = ["ratio_to_unpack_per_round": ratio, "ratio_to_read_floor_per_round": pairedRatio(m, f)]
+            m.note = String(format: "%.2f× the LibRaw unpack floor", ratio)
+            report.cases.append(m)
+            check("DNG median (\(d)) / LibRaw unpack floor, per round", ratio, "(info)") { _ in true }
+        }
+    }
+
     /// 200 × 1280×960 16-bit SER, `--mode median` and `--mode average`,
     /// against reading its 200 frames (one `pread` and the conversion each);
     /// then 200 and 2,000 small frames, whose time per frame shows whether

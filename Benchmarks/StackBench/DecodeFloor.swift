@@ -15,12 +15,15 @@ import Synchronization
 /// Both read the file bytes inside the timed region. `frames` decodes every
 /// frame of each file instead (`ImageFile.readFrame`: a SER video's frames,
 /// one `pread` and the conversion each; a HEIF burst's images), counted
-/// before the timed region.
+/// before the timed region. `libraw` instead reads each camera raw's bytes
+/// and has LibRaw open and unpack them (`RawLibRaw`), the sensor data the
+/// RAW codec starts from.
 enum DecodeFloor {
     /// Decodes every path (or every frame of every path) once and returns
     /// the wall seconds.
-    static func run(paths: [String], threads: Int, raw: Bool, frames: Bool = false) throws -> Double {
-        let decoder = raw ? try RawTurboJPEG() : nil
+    static func run(paths: [String], threads: Int, raw: Bool, frames: Bool = false, libraw: Bool = false) throws -> Double {
+        let decoder = raw && !libraw ? try RawTurboJPEG() : nil
+        let unpacker = libraw ? try RawLibRaw() : nil
         let work: [(path: String, frame: Int?)] = frames
             ? try paths.flatMap { p in (0..<(try ImageFile.frameCount(p))).map { (p, Optional($0)) } }
             : paths.map { ($0, nil) }
@@ -34,6 +37,8 @@ enum DecodeFloor {
                 do {
                     if let frame = work[i].frame {
                         _ = try ImageFile.readFrame(frame, of: work[i].path)
+                    } else if let unpacker {
+                        try unpacker.unpack(path: work[i].path)
                     } else if let decoder {
                         try decoder.decode(path: work[i].path)
                     } else {
@@ -65,17 +70,11 @@ struct RawTurboJPEG: @unchecked Sendable {
     let decompress: DecompressFn
 
     init() throws {
-        guard let lib = dlopen("libturbojpeg.so.0", RTLD_NOW) ?? dlopen("libturbojpeg.so", RTLD_NOW) else {
-            throw BenchError("cannot load libturbojpeg.so.0")
-        }
-        func sym<T>(_ name: String, _: T.Type) throws -> T {
-            guard let p = dlsym(lib, name) else { throw BenchError("libturbojpeg has no \(name)") }
-            return unsafeBitCast(p, to: T.self)
-        }
-        initDecompress = try sym("tjInitDecompress", InitFn.self)
-        destroy = try sym("tjDestroy", DestroyFn.self)
-        header = try sym("tjDecompressHeader3", HeaderFn.self)
-        decompress = try sym("tjDecompress2", DecompressFn.self)
+        let lib = try DynamicLibrary(["libturbojpeg.so.0", "libturbojpeg.so"])
+        initDecompress = try lib.symbol("tjInitDecompress", InitFn.self)
+        destroy = try lib.symbol("tjDestroy", DestroyFn.self)
+        header = try lib.symbol("tjDecompressHeader3", HeaderFn.self)
+        decompress = try lib.symbol("tjDecompress2", DecompressFn.self)
     }
 
     /// Reads and decodes one JPEG to RGB8 (one handle per call, as the library does).
@@ -104,5 +103,61 @@ struct RawTurboJPEG: @unchecked Sendable {
         var w: Int32 = 0, ht: Int32 = 0, ss: Int32 = 0, cs: Int32 = 0
         let rc = bytes.withUnsafeBufferPointer { header(h, $0.baseAddress, UInt($0.count), &w, &ht, &ss, &cs) }
         return rc == 0 ? Int(ss) : nil
+    }
+}
+
+/// LibRaw's thread-safe build (`libraw_r.so.20`, the one the RAW codec
+/// loads) resolved at run time: open a file's bytes and unpack its sensor
+/// data, nothing more (no black subtraction, scaling or demosaic).
+struct RawLibRaw: @unchecked Sendable {
+    typealias InitFn = @convention(c) (UInt32) -> UnsafeMutableRawPointer?
+    typealias OpenBufferFn = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int32
+    typealias UnpackFn = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    typealias CloseFn = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    let initialise: InitFn
+    let openBuffer: OpenBufferFn
+    let unpackData: UnpackFn
+    let close: CloseFn
+
+    init() throws {
+        let lib = try DynamicLibrary(["libraw_r.so.20", "libraw_r.so"])
+        initialise = try lib.symbol("libraw_init", InitFn.self)
+        openBuffer = try lib.symbol("libraw_open_buffer", OpenBufferFn.self)
+        unpackData = try lib.symbol("libraw_unpack", UnpackFn.self)
+        close = try lib.symbol("libraw_close", CloseFn.self)
+    }
+
+    /// Reads one raw file and unpacks it (one handle per call, as the codec does).
+    func unpack(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
+        guard let handle = initialise(0) else { throw BenchError("libraw_init failed") }
+        defer { close(handle) }
+        let bytes = [UInt8](data)
+        let opened = bytes.withUnsafeBytes { openBuffer(handle, $0.baseAddress, $0.count) }
+        guard opened == 0 else { throw BenchError("\(path): libraw_open_buffer failed (\(opened))") }
+        let unpacked = unpackData(handle)
+        guard unpacked == 0 else { throw BenchError("\(path): libraw_unpack failed (\(unpacked))") }
+    }
+}
+
+/// A shared library opened with `dlopen` (never closed: the bench keeps
+/// it for the process's life), so the harness needs no C module of its own.
+struct DynamicLibrary: @unchecked Sendable {
+    let name: String
+    let handle: UnsafeMutableRawPointer
+
+    /// The first of `names` that loads.
+    init(_ names: [String]) throws {
+        guard let (name, handle) = names.lazy.compactMap({ n in dlopen(n, RTLD_NOW).map { (n, $0) } }).first else {
+            throw BenchError("cannot load \(names[0])")
+        }
+        self.name = name
+        self.handle = handle
+    }
+
+    /// The function `symbol` as the C function type `T`.
+    func symbol<T>(_ symbol: String, _: T.Type) throws -> T {
+        guard let p = dlsym(handle, symbol) else { throw BenchError("\(name) has no \(symbol)") }
+        return unsafeBitCast(p, to: T.self)
     }
 }

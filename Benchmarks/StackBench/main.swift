@@ -13,7 +13,7 @@ and writes the same as JSON (every sample, the machine, the commit) to one file,
 replacing it.
 
 USAGE: stack-bench [options]
-       stack-bench decode-floor [--raw|--float] [--frames] [--threads N] FILE...
+       stack-bench decode-floor [--raw|--float|--libraw] [--frames] [--threads N] FILE...
 
 OPTIONS:
   --quick            short run: 20 × 12 MP average/median/sigma-clip, decode floor,
@@ -38,10 +38,14 @@ OPTIONS:
                      effect: stack effect's blur on a generated 12 MP portrait
                      in process, one thread (blur stage, whole PortraitEffect.apply,
                      the same JPEG's decode floor; wall and CPU)
+                     dng: 20 × 24 MP 16-bit RGGB DNG median (bilinear and rcd)
+                     against LibRaw's unpack of the same files and ImageFile.read
   --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
   --astro-frames N   light frames of the astro case (default 50; 10 bias/dark/flat each)
+  --dng-size WxH, --dng-frames N
+                     the dng case's burst (default 6000x4000, 20 frames)
   --rejection-size WxH, --rejection-frames N
                      the astro-rejection case's session (default 1600x1200, 20 lights):
                      each --reject algorithm Siril shares (percentile, sigma, mad,
@@ -60,13 +64,14 @@ at 24 MP, ~3 GB; not in --quick), for `astro-rejection` a small one (16-bit PNG:
 for `heic` the same street scene as 20 × 12 MP
 HEIC q89 4:2:0 (PNG frames through heif-enc, x265 preset ultrafast; ~0.2 GB); for
 `ser` SER videos of its luma (mono, little-endian, timestamps): 200 × 1280×960
-16-bit (~0.5 GB), 200 and 2,000 × 320×240 8-bit (~0.17 GB).
+16-bit (~0.5 GB), 200 and 2,000 × 320×240 8-bit (~0.17 GB); for `dng` its
+frames as uncompressed 16-bit RGGB DNGs (SceneGen's DNGFile; ~0.96 GB).
 """
 
 /// Parsed command line.
 struct Settings: Sendable {
     static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
-                           "pixels", "astro", "astro-rejection", "heic", "ser", "shards", "drizzle", "handheld", "effect", "robust-scaling"]
+                           "pixels", "astro", "astro-rejection", "heic", "ser", "dng", "shards", "drizzle", "handheld", "effect", "robust-scaling"]
     /// What runs without --cases: all but the hour-long robust-scaling.
     static let defaultCases = allCases.filter { $0 != "robust-scaling" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
@@ -84,6 +89,8 @@ struct Settings: Sendable {
     /// algorithm; 16-bit PNG, since release builds of `stack` crash reading
     /// FITS (cfitsio's lock path, see docs/performance.md).
     var rejectionSession = AstroSession(width: 1600, height: 1200, frames: 20, format: .png)
+    /// The dng case's burst.
+    var dng = DNGBurst.main
 
     /// "WxH", each at least 256.
     static func size(_ v: String, _ option: String) throws -> (Int, Int) {
@@ -137,6 +144,8 @@ struct Settings: Sendable {
             case "--astro-frames": s.astro.frames = try frames(try value(key), key)
             case "--rejection-size": (s.rejectionSession.width, s.rejectionSession.height) = try size(try value(key), key)
             case "--rejection-frames": s.rejectionSession.frames = try frames(try value(key), key)
+            case "--dng-size": (s.dng.width, s.dng.height) = try size(try value(key), key)
+            case "--dng-frames": s.dng.frames = try frames(try value(key), key)
             default: throw BenchError("unknown option '\(a)' (see --help)")
             }
             i += 1
@@ -181,15 +190,17 @@ BLASThreads.configure()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "decode-floor" {
-    // stack-bench decode-floor [--raw|--float] [--frames] [--threads N] FILE...: prints the decode loop's seconds.
+    // stack-bench decode-floor [--raw|--float|--libraw] [--frames] [--threads N] FILE...: prints the decode loop's seconds.
+    // --libraw: LibRaw's open and unpack of each camera raw (the RAW codec's floor).
     // --frames: every frame of each file (ImageFile.readFrame), for SER videos and HEIF bursts.
-    var raw = true, frames = false, threads = StackOptions.defaultThreadCount, paths: [String] = []
+    var raw = true, frames = false, libraw = false, threads = StackOptions.defaultThreadCount, paths: [String] = []
     var it = arguments.dropFirst().makeIterator()
     while let a = it.next() {
         switch a {
         case "--raw": raw = true
         case "--float": raw = false
         case "--frames": frames = true
+        case "--libraw": libraw = true
         case "--threads":
             guard let v = it.next(), let n = Int(v), n >= 1 else { fail("--threads needs a whole number ≥ 1", code: 2) }
             threads = n
@@ -198,7 +209,7 @@ if arguments.first == "decode-floor" {
     }
     guard !paths.isEmpty else { fail("decode-floor needs frames", code: 2) }
     do {
-        print(String(format: "%.6f", try DecodeFloor.run(paths: paths, threads: threads, raw: raw, frames: frames)))
+        print(String(format: "%.6f", try DecodeFloor.run(paths: paths, threads: threads, raw: raw, frames: frames, libraw: libraw)))
         exit(0)
     } catch { fail("\(error)", code: 1) }
 }
@@ -222,7 +233,8 @@ do {
                                        "align": Bench.astroAlignment],
                              "astro_rejection": ["width": settings.rejectionSession.width,
                                                  "height": settings.rejectionSession.height,
-                                                 "frames": settings.rejectionSession.frames]]
+                                                 "frames": settings.rejectionSession.frames],
+                             "dng": ["width": settings.dng.width, "height": settings.dng.height, "frames": settings.dng.frames]]
     let report = try bench.run()
     let m = report.machine
     print("stack-bench \(ISO8601DateFormatter().string(from: started))  nproc \(m["nproc"] ?? "?"), "

@@ -20,6 +20,7 @@ static void load_library(void) {
     LOOKUP(is_reentrant, fits_is_reentrant)
     LOOKUP(gerr, ffgerr)
     LOOKUP(omem, ffomem)
+    LOOKUP(dkopn, ffdkopn)
     LOOKUP(imem, ffimem)
     LOOKUP(clos, ffclos)
     LOOKUP(flus, ffflus)

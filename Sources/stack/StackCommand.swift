@@ -88,6 +88,8 @@ struct StackCommand {
                    help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
         OptionSpec(names: ["--transfer"], valueName: "linear|srgb",
                    help: "the output's transfer curve: linear = the values as stacked, srgb = encoded for display (default: srgb for a camera raw stack written as JPEG, PNG or HEIC, else linear)"),
+        OptionSpec(names: ["--output-scale"], valueName: "native|data",
+                   help: "native = the values in the inputs' scale (16-bit data keep their ADU), data = the result's min…max stretched to the output's full range, for integer data that fill a small part of their type (default: native)"),
         OptionSpec(names: ["--interpolation"], valueName: "kernel",
                    help: "how frames are resampled onto the reference grid: lanczos3 | cubic | bilinear | nearest; nearest rounds shifts to whole pixels and never resamples (default: lanczos3)"),
         OptionSpec(names: ["--wb"], valueName: "none|camera|auto",
@@ -277,6 +279,8 @@ struct StackCommand {
             "unknown --wb '\($0)' (expected none, camera or auto)" }) { o.whiteBalance = b }
         if let t = try args.value("--transfer", TransferCurve.init(rawValue:), else: {
             "unknown --transfer '\($0)' (expected linear or srgb)" }) { o.transfer = t }
+        if let s = try args.value("--output-scale", OutputScale.init(rawValue:), else: {
+            "unknown --output-scale '\($0)' (expected native or data)" }) { o.outputScale = s }
         if let k = try args.value("--interpolation", Interpolation.init(rawValue:), else: {
             "unknown --interpolation '\($0)' (expected lanczos3, cubic, bilinear or nearest)" }) { o.interpolation = k }
         if let k = try args.value("--keep", parseKeep, else: {

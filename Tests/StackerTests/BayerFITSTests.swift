@@ -112,13 +112,7 @@ struct BayerFITSTests {
             return (1 - 0.8 * (x * x + y * y)) * [0.8, 1, 0.9][BayerPattern.rggb.channel(x: i % w, y: i / w)]
         }
         func write(_ name: String, _ values: [Double], bayer: Bool) throws -> String {
-            let samples = values.map { UInt16((min(max($0, 0), 1) * 65535).rounded()) }
-            let cards = HandMadeFITS.cards(bitpix: 16, axes: [w, h]) + ["BZERO   =                32768", "ROWORDER= 'TOP-DOWN'"]
-                + (bayer ? ["BAYERPAT= 'RGGB'"] : [])
-            let path = folder + "/" + name
-            try Data(HandMadeFITS.file(cards: cards, data: FITSCaptureTests.data16(samples, width: w, bottomUp: false)))
-                .write(to: URL(fileURLWithPath: path))
-            return path
+            try HandMadeFITS.writeCapture(values, width: w, to: folder + "/" + name, bayer: bayer)
         }
         var rng = TestRandom(seed: 2504)
         var lights: [String] = []
@@ -135,11 +129,15 @@ struct BayerFITSTests {
         let calibrated = try stack(lights.map { FrameSource.path($0) }, options: options)
         #expect(calibrated.image.channels == 3)
         let truth = field.truth()
-        // The mosaic flat is divided by its one mean (gain / mean gain), so
-        // the calibrated stack is the truth times the mean gain.
-        let meanGain = Float(gain.reduce(0, +) / Double(gain.count))
-        let scaled = Image(width: w, height: h, planes: truth.planes.map { p in
-            Plane(width: w, height: h, pixels: p.pixels.map { $0 * meanGain }) })
+        // The mosaic flat is divided by the mean of each CFA colour (gain /
+        // that colour's mean gain), so the calibrated stack is the truth
+        // times each colour's mean gain: the sensor's own colour is kept.
+        let meanGain = (0..<3).map { c -> Float in
+            let own = gain.indices.filter { BayerPattern.rggb.channel(x: $0 % w, y: $0 / w) == c }
+            return Float(own.map { gain[$0] }.reduce(0, +) / Double(own.count))
+        }
+        let scaled = Image(width: w, height: h, planes: truth.planes.indices.map { c in
+            Plane(width: w, height: h, pixels: truth.planes[c].pixels.map { $0 * meanGain[c] }) })
         let with = ImageMetrics.psnr(calibrated.image, scaled, border: 8)
         let without = ImageMetrics.psnr(plain.image, truth, border: 8)
         print("Bayer calibration on the mosaic: \(with) dB calibrated, \(without) dB without")

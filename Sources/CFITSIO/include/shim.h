@@ -29,6 +29,7 @@ typedef struct stack_fits_api {
     __typeof__(&fits_is_reentrant) is_reentrant;
     __typeof__(&ffgerr) gerr;
     __typeof__(&ffomem) omem;
+    __typeof__(&ffdkopn) dkopn;
     __typeof__(&ffimem) imem;
     __typeof__(&ffclos) clos;
     __typeof__(&ffflus) flus;
@@ -89,6 +90,24 @@ static inline stack_fits_file *stack_fits_open(const unsigned char *data, size_t
     file->size = size;
     // The name only labels the file inside cfitsio; no extended-filename syntax in it.
     if (stack_fits_fn.omem(&file->fits, "memory.fits", READONLY, &file->buffer, &file->size, 0, NULL, status) != 0) {
+        if (file->fits != NULL) { int ignored = 0; stack_fits_fn.clos(file->fits, &ignored); }
+        free(file);
+        return NULL;
+    }
+    return file;
+}
+
+/// Opens the FITS file at `path` on disk, read-only, at the primary HDU, as
+/// a plain file name (no extended-filename syntax: `[`, `#` or `+` are part
+/// of the name). cfitsio then reads only the 2880-byte records each call
+/// needs, so one plane of a cube costs about that plane's bytes, not the
+/// whole file's. The caller has checked that `path` is a regular file (a
+/// named pipe would block the open). On failure returns NULL and sets *status.
+/// The corresponding C function is `fits_open_diskfile` (ffdkopn).
+static inline stack_fits_file *stack_fits_open_path(const char *path, int *status) {
+    stack_fits_file *file = (stack_fits_file *)calloc(1, sizeof *file);
+    if (file == NULL) { *status = MEMORY_ALLOCATION; return NULL; }
+    if (stack_fits_fn.dkopn(&file->fits, path, READONLY, status) != 0) {
         if (file->fits != NULL) { int ignored = 0; stack_fits_fn.clos(file->fits, &ignored); }
         free(file);
         return NULL;

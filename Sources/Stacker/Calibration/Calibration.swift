@@ -12,6 +12,13 @@ import Registration
 /// values below `minimumFlat` count as `minimumFlat`, so dead corners or a
 /// dust shadow cannot blow up to infinity.
 ///
+/// On a CFA mosaic (one channel holding R, G and B samples) the flat is
+/// divided by the mean of each of the four positions of the 2 × 2 pattern
+/// on its own, as Siril's "equalize CFA" does: the flat then carries only
+/// the optics' shading, not the colour of the flat-field lamp, and the
+/// lights keep their own colour balance. The pattern itself need not be
+/// known, since each position holds one colour whatever the pattern is.
+///
 /// Darks are not scaled by exposure time: they must match the lights'
 /// exposure (and temperature), as they usually do.
 public struct Calibration: Sendable {
@@ -19,7 +26,8 @@ public struct Calibration: Sendable {
     public let bias: Image?
     /// The master dark, if any (as built: raw darks include the bias).
     public let dark: Image?
-    /// The normalised master flat (mean 1 per channel), if any.
+    /// The normalised master flat (mean 1 per channel, or per position of
+    /// the 2 × 2 pattern on a mosaic), if any.
     public let flat: Image?
     /// Whether the dark already contains the bias (see the type's comment).
     public let darkIncludesBias: Bool
@@ -40,7 +48,9 @@ public struct Calibration: Sendable {
     ///   - flat: the master flat as built (not yet bias-subtracted or normalised).
     ///   - cosmeticSigma: find hot/cold pixels in the dark at this many σ;
     ///     nil for no cosmetic correction (which needs a dark).
-    public init(bias: Image?, dark: Image?, flat: Image?, cosmeticSigma: Double?) {
+    ///   - mosaic: whether the lights are one-channel CFA mosaics, whose
+    ///     flat is normalised per CFA position (see the type's comment).
+    public init(bias: Image?, dark: Image?, flat: Image?, cosmeticSigma: Double?, mosaic: Bool = false) {
         self.bias = bias
         self.dark = dark
         if let dark, let bias {
@@ -58,7 +68,7 @@ public struct Calibration: Sendable {
         case (nil, let b?): offset = b
         case (nil, nil): offset = nil
         }
-        self.flat = flat.map { Self.normalisedFlat($0, bias: bias) }
+        self.flat = flat.map { Self.normalisedFlat($0, bias: bias, mosaic: mosaic) }
         if let sigma = cosmeticSigma, let dark {
             // Defects show in the dark itself; subtracting a bias only lowers
             // the level, so the dark as given is searched.
@@ -70,12 +80,12 @@ public struct Calibration: Sendable {
     }
 
     /// Loads (or builds, from lists of raw frames) the masters named in
-    /// `options` for lights of `width × height × channels`; nil when no
-    /// calibration frame is given.
+    /// `options` for lights of `width × height × channels` (`mosaic`: the
+    /// lights are CFA mosaics); nil when no calibration frame is given.
     /// - Throws: `StackerError` naming a calibration file that cannot be used.
     public static func load(_ options: CalibrationOptions, width: Int, height: Int, channels: Int,
                             maxPixels: Int, memoryLimit: Int, temporaryDirectory: some FilePathConvertible,
-                            threads: Int) throws -> Calibration? {
+                            threads: Int, mosaic: Bool = false) throws -> Calibration? {
         if options.cosmetic && options.dark.isEmpty {
             throw StackerError.invalidInput(path: "", reason: "--cosmetic needs dark frames (--dark), where hot pixels are found")
         }
@@ -89,7 +99,7 @@ public struct Calibration: Sendable {
         }
         return Calibration(bias: try master(options.bias, "bias"), dark: try master(options.dark, "dark"),
                            flat: try master(options.flat, "flat"),
-                           cosmeticSigma: options.cosmetic ? options.cosmeticSigma : nil)
+                           cosmeticSigma: options.cosmetic ? options.cosmeticSigma : nil, mosaic: mosaic)
     }
 
     /// Calibrates one light in place (same size and channels as the masters).
@@ -111,16 +121,33 @@ public struct Calibration: Sendable {
         defects?.repair(&image)
     }
 
-    /// `flat − bias` divided by its mean per channel, floored at `minimumFlat`.
-    static func normalisedFlat(_ flat: Image, bias: Image?) -> Image {
+    /// `flat − bias` divided by its mean per channel (a one-channel
+    /// `mosaic`: per position of the 2 × 2 CFA pattern), floored at `minimumFlat`.
+    static func normalisedFlat(_ flat: Image, bias: Image?, mosaic: Bool = false) -> Image {
         var out = bias.map { combine(flat, $0, -) } ?? flat
+        let (w, h) = (out.width, out.height)
+        // Each pixel's class: its position in the 2 × 2 pattern, or 0.
+        let positions = mosaic && out.channels == 1 ? 4 : 1
         for c in 0..<out.channels {
             out.planes[c].pixels.withUnsafeMutableBufferPointer { p in
-                var sum = 0.0
-                for v in p { sum += Double(v) }
-                let mean = sum / Double(max(1, p.count))
-                let scale = mean > 0 ? Float(1 / mean) : 1
-                for i in 0..<p.count { p[i] = max(p[i] * scale, minimumFlat) }
+                var sum = [Double](repeating: 0, count: positions), count = sum
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let k = positions == 1 ? 0 : (y & 1) << 1 | (x & 1)
+                        sum[k] += Double(p[y * w + x])
+                        count[k] += 1
+                    }
+                }
+                let scale = (0..<positions).map { k -> Float in
+                    let mean = sum[k] / max(1, count[k])
+                    return mean > 0 ? Float(1 / mean) : 1
+                }
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let k = positions == 1 ? 0 : (y & 1) << 1 | (x & 1)
+                        p[y * w + x] = max(p[y * w + x] * scale[k], minimumFlat)
+                    }
+                }
             }
         }
         return out

@@ -11,13 +11,19 @@ import Registration
 enum RawColour {
     /// The multipliers (R, G, B; G = 1) `choice` gives a mosaic of
     /// `pattern` whose file says `raw`, or nil for none: `.camera` the
-    /// file's as-shot balance (nil for a file without one, such as a Bayer
-    /// FITS), `.auto` grey world (the mean of the green samples over the
-    /// mean of each colour's; nil when a mean is not positive), `.none` nil.
-    static func multipliers(_ choice: WhiteBalance, mosaic: Plane, pattern: BayerPattern, raw: RAWMetadata?) -> [Float]? {
+    /// as-shot balance of the run's reference frame (`reference`) when it
+    /// has one, else the file's own (nil for a file without one, such as a
+    /// Bayer FITS), so a burst whose camera's auto white balance drifted is
+    /// balanced alike; `.auto` grey world (the mean of the green samples
+    /// over the mean of each colour's; nil when a mean is not positive),
+    /// `.none` nil.
+    static func multipliers(_ choice: WhiteBalance, mosaic: Plane, pattern: BayerPattern, raw: RAWMetadata?,
+                            reference: [Float]? = nil) -> [Float]? {
         switch choice {
         case .none: return nil
-        case .camera: return raw?.whiteBalance
+        case .camera:
+            guard let own = raw?.whiteBalance else { return nil }
+            return reference ?? own
         case .auto:
             var sum = [Double](repeating: 0, count: 3), count = [Double](repeating: 0, count: 3)
             let w = mosaic.width

@@ -125,61 +125,104 @@ enum FITSCodec {
     ///   for a frame the file does not hold.
     static func decode(_ bytes: [UInt8], path: String, maxPixels: Int, frame: Int = 0) throws -> DecodedImage {
         try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> DecodedImage in
-          try withFile(bytes, path: path) { file throws(StackerError) -> DecodedImage in
-            let h = try locateImage(file, path: path)
-            guard (0..<h.frames).contains(frame) else {
-                throw StackerError.unreadable(path: path, reason: h.frames == 1
-                    ? "the file holds one frame, not a frame \(frame)"
-                    : "the FITS cube holds \(h.frames) frames (0…\(h.frames - 1)), not a frame \(frame)")
+            try withFile(bytes, path: path) { file throws(StackerError) -> DecodedImage in
+                try decode(file, length: bytes.count, path: path, maxPixels: maxPixels, frame: frame)
             }
-            do {
-                try JPEGCodec.checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
-            } catch let error as StackerError {
-                throw error
-            } catch {
-                throw StackerError.unreadable(path: path, reason: "\(error)")
-            }
-            let n = h.width * h.height
-            let count = n * h.channels
-            var status: Int32 = 0
-            if !h.compressed {
-                // cfitsio does not notice a data unit cut short in memory:
-                // check the size here (the whole unit, every plane of a
-                // cube), which also keeps a lying header from making us
-                // allocate for pixels the file cannot hold. A compressed
-                // image's data unit is a table of tiles, which cfitsio checks
-                // as it decompresses them.
-                var dataStart: Int64 = 0
-                _ = stack_fits_data_start(file, &dataStart, &status)
-                let (planes, o1) = count.multipliedReportingOverflow(by: h.frames)
-                let (dataBytes, o2) = planes.multipliedReportingOverflow(by: abs(h.bitpix) / 8)
-                guard status == 0, !o1, !o2, dataStart >= 0, Int64(bytes.count) - dataStart >= Int64(dataBytes) else {
-                    throw StackerError.unreadable(path: path, reason: status == 0 ? "truncated FITS data" : reason(status))
-                }
-            }
-            var samples = [Float](repeating: 0, count: count)
-            samples.withUnsafeMutableBufferPointer { s in
-                _ = stack_fits_read_floats(file, Int64(frame * count), Int64(count), s.baseAddress, &status)
-            }
-            guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
-            let divisor: Float
-            switch h.bitpix {
-            case 8: divisor = 255
-            case 16: divisor = 65535
-            case 32: divisor = 4_294_967_296  // 2³² − 1 rounds to this as a Float
-            default: divisor = 1
-            }
-            let planes = samples.withUnsafeBufferPointer { s in
-                (0..<h.channels).map { c in
-                    PixelConversion.plane(from: UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
-                                          width: h.width, height: h.height, divisor: divisor, bottomUp: !h.topDown)
-                }
-            }
-            let image = Image(width: h.width, height: h.height, planes: planes)
-            return DecodedImage(image: image, bitDepth: h.bitDepth, keywords: try keywords(file, path: path),
-                                cfa: h.channels == 1 ? h.cfa : nil)
-          }
         }
+    }
+
+    /// Decodes frame `frame` of the FITS file at `path` (as `decode`), reading
+    /// from disk only the header records and that frame's data: plane k of a
+    /// cube costs one plane's bytes, not the file's. A compressed image's
+    /// tiles are read as cfitsio needs them.
+    /// - Throws: `StackerError.unreadable` naming `path` (see `decode`).
+    static func readFrame(_ frame: Int, of path: FilePath, maxPixels: Int) throws -> DecodedImage {
+        // Refuses a pipe or device before cfitsio's open could block on it.
+        let length = try FileBytes.size(path)
+        let name = path.description
+        // A file not padded to whole records is read as `decode` pads it;
+        // one whose path is too long for cfitsio's file names (FLEN_FILENAME,
+        // 1025 bytes) is read whole too.
+        guard length % recordSize == 0, name.utf8.count < 1000 else {
+            return try decode(FileBytes.read(path), path: name, maxPixels: maxPixels, frame: frame)
+        }
+        return try withCFITSIO({ .unreadable(path: name, reason: $0) }) { () throws(StackerError) -> DecodedImage in
+            var status: Int32 = 0
+            guard let file = path.withCString({ stack_fits_open_path($0, &status) }), status == 0 else {
+                throw StackerError.unreadable(path: name, reason: reason(status))
+            }
+            defer { stack_fits_close(file, 0) }
+            return try decode(file, length: length, path: name, maxPixels: maxPixels, frame: frame)
+        }
+    }
+
+    /// Decodes frame `frame` of the open `file`, `length` bytes long.
+    private static func decode(_ file: UnsafeMutablePointer<stack_fits_file>, length: Int, path: String,
+                               maxPixels: Int, frame: Int) throws(StackerError) -> DecodedImage {
+        let h = try locateImage(file, path: path)
+        guard (0..<h.frames).contains(frame) else {
+            throw StackerError.unreadable(path: path, reason: h.frames == 1
+                ? "the file holds one frame, not a frame \(frame)"
+                : "the FITS cube holds \(h.frames) frames (0…\(h.frames - 1)), not a frame \(frame)")
+        }
+        do {
+            try JPEGCodec.checkSize(width: h.width, height: h.height, maxPixels: maxPixels, path: path)
+        } catch let error as StackerError {
+            throw error
+        } catch {
+            throw StackerError.unreadable(path: path, reason: "\(error)")
+        }
+        let n = h.width * h.height
+        let count = n * h.channels
+        var status: Int32 = 0
+        if !h.compressed {
+            // cfitsio does not notice a data unit cut short in memory:
+            // check the size here (the whole unit, every plane of a
+            // cube), which also keeps a lying header from making us
+            // allocate for pixels the file cannot hold. A compressed
+            // image's data unit is a table of tiles, which cfitsio checks
+            // as it decompresses them.
+            var dataStart: Int64 = 0
+            _ = stack_fits_data_start(file, &dataStart, &status)
+            let (planes, o1) = count.multipliedReportingOverflow(by: h.frames)
+            let (dataBytes, o2) = planes.multipliedReportingOverflow(by: abs(h.bitpix) / 8)
+            guard status == 0, !o1, !o2, dataStart >= 0, Int64(length) - dataStart >= Int64(dataBytes) else {
+                throw StackerError.unreadable(path: path, reason: status == 0 ? "truncated FITS data" : reason(status))
+            }
+        }
+        var samples = [Float](repeating: 0, count: count)
+        samples.withUnsafeMutableBufferPointer { s in
+            _ = stack_fits_read_floats(file, Int64(frame * count), Int64(count), s.baseAddress, &status)
+        }
+        guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+        let divisor: Float
+        switch h.bitpix {
+        case 8: divisor = 255
+        case 16: divisor = 65535
+        case 32: divisor = 4_294_967_296  // 2³² − 1 rounds to this as a Float
+        default: divisor = 1
+        }
+        let planes = samples.withUnsafeBufferPointer { s in
+            (0..<h.channels).map { c in
+                PixelConversion.plane(from: UnsafeBufferPointer(rebasing: s[(c * n)..<((c + 1) * n)]),
+                                      width: h.width, height: h.height, divisor: divisor, bottomUp: !h.topDown)
+            }
+        }
+        let image = Image(width: h.width, height: h.height, planes: planes)
+        var decoded = DecodedImage(image: image, bitDepth: h.bitDepth, keywords: try keywords(file, path: path),
+                                   cfa: h.channels == 1 ? h.cfa : nil)
+        if h.bitpix > 0 { decoded.storedRange = storedRange(samples) }
+        return decoded
+    }
+
+    /// The smallest…largest of the defined (not NaN) `samples`, or nil.
+    private static func storedRange(_ samples: [Float]) -> ClosedRange<Double>? {
+        var low = Float.infinity, high = -Float.infinity
+        for v in samples where !v.isNaN {
+            low = min(low, v)
+            high = max(high, v)
+        }
+        return low <= high ? Double(low)...Double(high) : nil
     }
 
     /// Encodes `image` as a FITS primary image: `bitDepth` 8 (BITPIX 8),

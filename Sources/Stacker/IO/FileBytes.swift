@@ -39,6 +39,15 @@ enum FileBytes {
         return bytes
     }
 
+    /// The size in bytes of the regular file at `path`; anything else is
+    /// refused as `read` refuses it.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func size(_ path: FilePath) throws -> Int {
+        let (fd, info) = try openRegular(path)
+        close(fd)
+        return Int(info.st_size)
+    }
+
     /// The regular file at `path` opened once for reads at given offsets
     /// (`pread`), so a frame of a video is read without reading what
     /// comes before it. `body` gets the file's size and a reader of

@@ -103,6 +103,9 @@ public struct DecodedImage: Sendable {
     /// (white balance, camera matrix, make, model, ISO, shutter, time); nil
     /// for other files.
     public var raw: RAWMetadata?
+    /// For integer FITS data, the smallest and largest stored value (after
+    /// BZERO and BSCALE, in the file's own units, ADU); nil for other files.
+    public var storedRange: ClosedRange<Double>?
 
     /// Creates a decoded image record.
     public init(image: Image, bitDepth: Int, orientation: Int = 1, exif: [UInt8]? = nil,
@@ -252,23 +255,24 @@ public enum ImageFile: Sendable {
 
     /// Decodes frame `index` (from 0) of the file at `path`; for a file of
     /// one frame, index 0 is `read(_:maxPixels:)`. A SER frame is read alone
-    /// (one `pread`); a FITS cube's frame from the whole file in memory; a
-    /// HEIF file's top-level image `index` in file order.
+    /// (one `pread`); a FITS file's frame (a cube's plane) from its header
+    /// records and that frame's data alone; a HEIF file's top-level image
+    /// `index` in file order.
     /// - Throws: `StackerError.unreadable` naming `path`, also when the file
     ///   has no such frame.
     public static func readFrame(_ index: Int, of path: some FilePathConvertible,
                                  maxPixels: Int = ImageFile.defaultMaxPixels) throws -> DecodedImage {
         let file = path.filePath
-        // A SER video: only this frame's bytes are read.
-        if SERCodec.hasMagic(try FileBytes.read(file, limit: 16)) {
+        // A SER video or a FITS file: only this frame's bytes are read (a
+        // FITS cube's frame k is its plane k).
+        let head = try FileBytes.read(file, limit: 16)
+        if SERCodec.hasMagic(head) {
             return try SERCodec.readFrame(index, of: file, maxPixels: maxPixels)
         }
-        let bytes = try FileBytes.read(file)
-        if ImageFormat.fromMagic(bytes) == .fits {
-            // A FITS cube's frame k is its plane k; the whole file is read
-            // (cfitsio works on it in memory), one frame's pixels decoded.
-            return try FITSCodec.decode(bytes, path: file.description, maxPixels: maxPixels, frame: index)
+        if FITSCodec.hasMagic(head) {
+            return try FITSCodec.readFrame(index, of: file, maxPixels: maxPixels)
         }
+        let bytes = try FileBytes.read(file)
         if HEIFCodec.hasMagic(bytes) {
             return try HEIFCodec.decode(bytes, frame: index, path: file.description, maxPixels: maxPixels)
         }

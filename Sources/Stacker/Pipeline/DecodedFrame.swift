@@ -47,6 +47,8 @@ struct DecodedFrame: Sendable {
     var colourConverted = false
     /// A camera raw's colour and capture facts (see `DecodedImage.raw`).
     var raw: RAWMetadata? = nil
+    /// Integer FITS data's stored range (see `DecodedImage.storedRange`).
+    var storedRange: ClosedRange<Double>? = nil
 
     /// Decodes `source` in `form` when it can (see `Form`); an image in
     /// memory comes as it is (floats, 32-bit).
@@ -90,12 +92,16 @@ struct DecodedFrame: Sendable {
     /// `choice` gives it a pattern (the file's, or `--cfa`'s); anything
     /// else is left as it is. Runs after calibration, which works on the
     /// mosaic. `whiteBalance` multiplies the mosaic's colours before the
-    /// debayer and, for a camera raw, applies its matrix after (`RawColour`).
-    mutating func debayer(_ choice: CFAChoice, method: DebayerMethod, whiteBalance: WhiteBalance) {
+    /// debayer and, for a camera raw, applies its matrix after (`RawColour`);
+    /// `referenceBalance` is the run's reference frame's as-shot balance,
+    /// which `.camera` uses for every raw.
+    mutating func debayer(_ choice: CFAChoice, method: DebayerMethod, whiteBalance: WhiteBalance,
+                          referenceBalance: [Float]?) {
         defer { cfa = nil }
         guard channels == 1, let pattern = choice.resolve(cfa) else { return }
         var mosaic = image.planes[0]
-        let multipliers = RawColour.multipliers(whiteBalance, mosaic: mosaic, pattern: pattern, raw: raw)
+        let multipliers = RawColour.multipliers(whiteBalance, mosaic: mosaic, pattern: pattern, raw: raw,
+                                                reference: referenceBalance)
         if let multipliers { mosaic = RawColour.balanced(mosaic, pattern: pattern, multipliers: multipliers) }
         image = Debayer.image(mosaic, pattern: pattern, method: method)
         if multipliers != nil, let matrix = raw?.cameraToSRGB, matrix.count == 9 {
@@ -217,6 +223,6 @@ extension DecodedFrame {
     init(_ decoded: DecodedImage) {
         self.init(pixels: .floats(decoded.image), bitDepth: decoded.bitDepth, exif: decoded.exif,
                   keywords: decoded.keywords, cfa: decoded.cfa, iccProfile: decoded.iccProfile,
-                  xmp: decoded.xmp, iptc: decoded.iptc, raw: decoded.raw)
+                  xmp: decoded.xmp, iptc: decoded.iptc, raw: decoded.raw, storedRange: decoded.storedRange)
     }
 }

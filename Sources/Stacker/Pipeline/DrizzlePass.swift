@@ -39,7 +39,8 @@ enum DrizzlePass {
         guard size.width * size.height <= options.maxPixels else {
             throw StackerError.invalidInput(path: "", reason: "--scale \(input.drizzle.scale) would make a \(size.width)×\(size.height) output, more pixels than the limit of \(options.maxPixels) (--max-pixels)")
         }
-        let reference = try clock.time(.decode) { try decode(options.referenceIndex, input) }
+        let reference = try clock.time(.decode) { try decode(options.referenceIndex, input, referenceBalance: nil) }
+        let balance = reference.raw?.whiteBalance
         let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let mosaic = reference.pattern != nil
         let noise = noiseSigmas(reference)
@@ -63,7 +64,7 @@ enum DrizzlePass {
         @Sendable func prepared(_ k: Int) -> Result<DrizzleFrame, StackerError> {
             let index = used[k]
             do {
-                let decoded = index == options.referenceIndex ? reference : try clock.time(.decode) { try decode(index, input) }
+                let decoded = index == options.referenceIndex ? reference : try clock.time(.decode) { try decode(index, input, referenceBalance: balance) }
                 guard decoded.pattern == reference.pattern, decoded.image.channels == reference.image.channels else {
                     throw StackerError.invalidInput(path: input.names[index], reason: "its colour layout differs from the reference's; drizzle needs one layout")
                 }
@@ -133,8 +134,9 @@ enum DrizzlePass {
     }
 
     /// Frame `index` decoded as floats, checked against the 1× stack's
-    /// grid, calibrated, then debayered unless drizzle takes it as a mosaic.
-    private static func decode(_ index: Int, _ input: Input) throws -> Decoded {
+    /// grid, calibrated, then debayered unless drizzle takes it as a mosaic
+    /// (`referenceBalance`: the reference's as-shot balance, see `RawColour`).
+    private static func decode(_ index: Int, _ input: Input, referenceBalance: [Float]?) throws -> Decoded {
         let options = input.options
         var frame = try DecodedFrame.load(input.sources[index], maxPixels: options.maxPixels, form: .floats)
         guard frame.width == input.stack.width, frame.height == input.stack.height else {
@@ -143,7 +145,8 @@ enum DrizzlePass {
         if let calibration = input.calibration { calibration.apply(to: &frame.image) }
         if frame.channels == 1, let pattern = options.cfa.resolve(frame.cfa) {
             var mosaic = frame.image.planes[0]
-            if let m = RawColour.multipliers(options.whiteBalance, mosaic: mosaic, pattern: pattern, raw: frame.raw) {
+            if let m = RawColour.multipliers(options.whiteBalance, mosaic: mosaic, pattern: pattern, raw: frame.raw,
+                                                reference: referenceBalance) {
                 mosaic = RawColour.balanced(mosaic, pattern: pattern, multipliers: m)
             }
             return Decoded(image: Image(width: mosaic.width, height: mosaic.height, planes: [mosaic]),

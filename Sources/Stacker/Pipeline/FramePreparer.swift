@@ -34,6 +34,8 @@ final class FramePreparer: Sendable {
     private let colourTarget: [UInt8]?
     /// Frames whose profile lcms2 cannot read as RGB (taken as sRGB).
     private let unreadableProfiles = Mutex<[Int]>([])
+    /// The reference's as-shot white balance, which every raw takes (`RawColour`).
+    private let referenceBalance: [Float]?
 
     init(sources: [FrameSource], names: [String], options: StackOptions, plan: StackPlan,
          calibration: Calibration?, registration: Latch<RegistrationSetup>, early: EarlyDecode?,
@@ -48,6 +50,7 @@ final class FramePreparer: Sendable {
         self.early = early
         referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         referenceProfile = reference.iccProfile
+        referenceBalance = reference.raw?.whiteBalance
         let readable = reference.iccProfile.map(LittleCMS.isRGBProfile) ?? true
         colourTarget = readable ? reference.iccProfile : nil
         if !readable, reference.channels == 3 { unreadableProfiles.withLock { $0.append(options.referenceIndex) } }
@@ -127,7 +130,10 @@ final class FramePreparer: Sendable {
                 }
                 clock.time(.calibrate) { calibration.apply(to: &frame.image) }
             }
-            clock.time(.calibrate) { frame.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance) }
+            clock.time(.calibrate) {
+                frame.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance,
+                              referenceBalance: referenceBalance)
+            }
         }
         guard frame.channels == r.channels else {
             throw StackerError.invalidInput(path: names[index], reason: "frame has \(frame.channels) channel(s), the reference \(referenceName) has \(r.channels)")
@@ -167,6 +173,7 @@ final class FramePreparer: Sendable {
         var luma = LumaPlanes(frame: frame, searchFactor: setup?.registrar?.searchFactor)
         var report = measured(frame, index: index, luma: &luma, referenceSigma: setup?.referenceSigma ?? 0)
         if frame.colourConverted { report.colourConverted = true }
+        report.storedRange = frame.storedRange
         let gains = options.normalization == .none ? [] : options.normalization.coefficients(
             frame: isReference ? referenceBackground : frame.image.backgroundStatistics, reference: referenceBackground)
         let transform: Transform

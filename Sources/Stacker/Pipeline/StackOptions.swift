@@ -138,6 +138,9 @@ public struct StackOptions: Sendable {
     /// chooses per output (`TransferCurve.automatic`: sRGB for a camera raw
     /// stack written as JPEG, PNG or HEIC, else the values as stacked).
     public var transfer: TransferCurve?
+    /// How the stack's values map to the output's range (default
+    /// `.native`: as stacked; `.data` stretches the result's own range).
+    public var outputScale: OutputScale = .native
     /// Interpolator used to warp frames onto the reference grid.
     public var interpolation: Interpolation = .lanczos3
     /// Worker threads for decoding, registration and warping (≥ 1).

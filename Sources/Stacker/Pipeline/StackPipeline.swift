@@ -43,7 +43,12 @@ enum StackPipeline {
             try DecodedFrame.load(sources[options.referenceIndex], maxPixels: options.maxPixels, form: referenceForm)
         }
         let calibration = try calibrating(&reference, options: options, clock: clock)
-        clock.time(.calibrate) { reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance) }
+        // Under `--wb camera` every raw takes the reference's as-shot balance.
+        let referenceBalance = reference.raw?.whiteBalance
+        clock.time(.calibrate) {
+            reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance,
+                              referenceBalance: referenceBalance)
+        }
         let plan = StackPlan(options: options, reference: reference.planFacts, frameCount: sources.count)
         let channels = reference.channels
         let band = options.rowBand.map { RowBand.rows(band: $0.band, of: $0.of, height: reference.height) }
@@ -60,6 +65,8 @@ enum StackPipeline {
         var carried = CarriedMetadata(exif: reference.exif, bitDepth: reference.bitDepth, keywords: reference.keywords,
                                       iccProfile: reference.iccProfile, xmp: reference.xmp, iptc: reference.iptc)
         carried.linearLight = reference.raw != nil
+        let referenceRange = reference.storedRange
+        if options.whiteBalance == .camera { carried.whiteBalance = referenceBalance }
         let preparer = FramePreparer(sources: sources, names: names, options: options, plan: plan,
                                      calibration: calibration, registration: registration, early: early,
                                      reference: consume reference, duplicates: duplicates,
@@ -81,6 +88,10 @@ enum StackPipeline {
         registration.release()
         if let warning = preparer.tinyScaleWarning { collector.warnings.append(warning) }
         collector.warnings += preparer.colourWarnings
+        if let warning = narrowRangeWarning(referenceRange, bitDepth: carried.bitDepth, options: options,
+                                            name: names[options.referenceIndex]) {
+            collector.warnings.append(warning)
+        }
         var reports = collector.reports, warnings = collector.warnings
         let selection = options.keep.flatMap {
             keeping($0, reports: &reports, warnings: &warnings, combiner: &combiner, options: options)
@@ -113,6 +124,16 @@ enum StackPipeline {
         result.selection = selection
         result.weightMap = weightMap
         return result
+    }
+
+    /// A warning when the reference is 16-bit FITS data whose values span
+    /// less than 1/16 of the type's range and the output keeps that scale
+    /// (`OutputScale.native`); else nil.
+    static func narrowRangeWarning(_ range: ClosedRange<Double>?, bitDepth: Int, options: StackOptions,
+                                   name: String) -> String? {
+        guard let range, bitDepth == 16, options.outputScale == .native,
+              range.upperBound - range.lowerBound < 65536 / 16 else { return nil }
+        return "\(name): its 16-bit data span only \(JSONText.number(range.lowerBound))…\(JSONText.number(range.upperBound)) ADU, under 1/16 of the range; the output keeps this scale (--output-scale data stretches it)"
     }
 
     /// Drops from `combiner` the used frames `keep` does not keep, marks
@@ -203,7 +224,8 @@ enum StackPipeline {
             try Calibration.load(options.calibration, width: reference.width, height: reference.height,
                                  channels: reference.channels, maxPixels: options.maxPixels,
                                  memoryLimit: options.memoryLimit, temporaryDirectory: options.temporaryDirectory,
-                                 threads: max(1, options.threads))
+                                 threads: max(1, options.threads),
+                                 mosaic: reference.channels == 1 && options.cfa.resolve(reference.cfa) != nil)
         }
         guard let calibration else { return nil }
         clock.add(buildSeconds, to: .calibrate)

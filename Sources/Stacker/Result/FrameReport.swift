@@ -51,6 +51,9 @@ public struct FrameReport: Sendable, Equatable {
     /// True when the frame was converted into the reference's colour
     /// profile (its own differed); nil otherwise.
     public var colourConverted: Bool?
+    /// For integer FITS data, the frame's smallest and largest stored
+    /// value as read (ADU, before calibration); nil for other files.
+    public var storedRange: ClosedRange<Double>?
 
     /// The translation part of `transform`: `dx`.
     public var dx: Double { transform.translation.dx }

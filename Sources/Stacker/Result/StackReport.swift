@@ -32,6 +32,18 @@ public struct StackReport: Sendable {
         out += "  \"reference\": \(result.referenceIndex),\n"
         out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"
         out += "  \"output\": \(JSONText.string(outputPath)),\n"
+        if let m = result.metadata.whiteBalance {
+            out += "  \"whiteBalance\": [\(m.map { JSONText.number(Double($0)) }.joined(separator: ", "))],\n"
+        }
+        if let range = result.image.dataRange {
+            // In the reference's native units (ADU for integer data), before `outputScale`.
+            let scale = result.nativeFullScale
+            out += "  \"dataRange\": { \"min\": \(JSONText.number(Double(range.lowerBound) * scale)), "
+            out += "\"max\": \(JSONText.number(Double(range.upperBound) * scale)), \"fullScale\": \(JSONText.number(scale)) },\n"
+        }
+        if options.outputScale != .native {
+            out += "  \"outputScale\": \(JSONText.string(options.outputScale.rawValue)),\n"
+        }
         out += "  \"width\": \(result.image.width),\n"
         out += "  \"height\": \(result.image.height),\n"
         out += "  \"frames\": [\n"
@@ -79,6 +91,9 @@ public struct StackReport: Sendable {
         if let w = f.fwhm { out += ", \"fwhm\": \(JSONText.number(w))" }
         if let r = f.roundness { out += ", \"roundness\": \(JSONText.number(r))" }
         if f.colourConverted == true { out += ", \"colourConverted\": true" }
+        if let r = f.storedRange {
+            out += ", \"dataMin\": \(JSONText.number(r.lowerBound)), \"dataMax\": \(JSONText.number(r.upperBound))"
+        }
         out += " }"
         return out
     }

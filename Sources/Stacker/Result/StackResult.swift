@@ -17,6 +17,10 @@ public struct CarriedMetadata: Sendable, Equatable {
     /// Whether the reference's values are proportional to light (a camera
     /// raw) rather than encoded for display; see `TransferCurve.automatic`.
     public var linearLight = false
+    /// The white balance multipliers (R, G, B; G = 1) every camera raw was
+    /// balanced with under `--wb camera`: the reference frame's as-shot
+    /// balance; nil when none was applied.
+    public var whiteBalance: [Float]?
 
     public init(exif: [UInt8]? = nil, bitDepth: Int, keywords: [FITSKeyword] = [], iccProfile: [UInt8]? = nil,
                 xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
@@ -73,6 +77,17 @@ public struct StackResult: Sendable {
         self.warnings = warnings
     }
 
+    /// The full-scale value of the reference's sample type, by which the
+    /// 0…1 values are multiplied to give its native units: 255, 65535, or
+    /// 1 for float (and 32-bit integer) data.
+    public var nativeFullScale: Double {
+        switch metadata.bitDepth {
+        case 8: return 255
+        case 16: return 65535
+        default: return 1
+        }
+    }
+
     /// The reference's EXIF payload (orientation reset to 1), if any.
     public var referenceExif: [UInt8]? { metadata.exif }
     /// Bits per sample of the reference.
@@ -101,12 +116,13 @@ public struct StackResult: Sendable {
     }
 
     /// Writes the image to `path` atomically, encoded as `encodeOptions`
-    /// says (`quality`: JPEG 1…100; `depth`: 8, 16 or 32 = float).
+    /// says (`quality`: JPEG 1…100; `depth`: 8, 16 or 32 = float), after
+    /// `options.outputScale` and the transfer curve.
     /// - Throws: `StackerError` naming `path`.
     public func write(to path: some FilePathConvertible, quality: Int = 95, depth: Int? = nil,
                       threads: Int? = nil) throws {
         let curve = transferCurve(for: path)
-        try ImageFile.write(curve.encode(image), to: path,
+        try ImageFile.write(curve.encode(options.outputScale.apply(to: image)), to: path,
                             options: encodeOptions(for: path, quality: quality, depth: depth, threads: threads))
     }
 
