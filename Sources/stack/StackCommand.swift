@@ -94,6 +94,8 @@ struct StackCommand {
                    help: "how frames are resampled onto the reference grid: lanczos3 | cubic | bilinear | nearest; nearest rounds shifts to whole pixels and never resamples (default: lanczos3)"),
         OptionSpec(names: ["--wb"], valueName: "none|camera|auto",
                    help: "white balance of debayered mosaics, then a camera raw's matrix to linear sRGB: camera = the raw's as-shot balance (Bayer FITS left as is), auto = grey world, none = the camera's own colour (default: camera)"),
+        OptionSpec(names: ["--match-exposure"], valueName: nil,
+                   help: "undo each frame's exposure drift before the merge: a robust gain and offset of its aligned luma against the reference's, for handheld bursts whose auto-exposure moved (reported as exposureGain, exposureOffset)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
@@ -271,6 +273,12 @@ struct StackCommand {
             "--kappa needs a positive number or LOW,HIGH, got '\($0)'" }) { (o.kappaLow, o.kappaHigh) = kappa }
         if let n = try args.value("--normalize", Normalization.init(rawValue:), else: {
             "unknown --normalize '\($0)' (expected none, additive, multiplicative or addscale)" }) { o.normalization = n }
+        if args.flags.contains("--match-exposure") {
+            guard o.normalization == .none else {
+                throw UsageError(description: "--match-exposure and --normalize both match frame levels to the reference; choose one")
+            }
+            o.matchExposure = true
+        }
         if let c = try args.value("--cfa", parseCFA, else: {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {

@@ -24,8 +24,12 @@
 ///    transform's cost by `minimumImprovement`, goes to 0 when its best cost
 ///    is above `maximumCostRatio` times the median tile's (it matches
 ///    nothing: a passer-by, an occlusion edge), and takes the median of its
-///    3 × 3 neighbourhood when it lies more than 1 px from it. All of these
-///    count as fallen back.
+///    3 × 3 neighbourhood when it lies more than 1 px from it. A tile whose
+///    refined displacement is not significant against its noise
+///    (`minimumSignificance`) keeps 0 too: on a scene without parallax the
+///    global transform, fitted on the whole frame, is far more precise than
+///    a tile's own estimate, whose noise would jitter the warp. All of
+///    these count as fallen back.
 public struct TileAligner: Sendable {
     /// Reference width in pixels (frames must match).
     public let width: Int
@@ -148,7 +152,13 @@ public struct TileAligner: Sendable {
                         }
                         if isFinest { costs[index] = bestCost }
                         if isFinest {
-                            best = patch.subpixel(x0: x0, y0: y0, from: best, iterations: options.subpixelIterations)
+                            let refined = patch.subpixel(x0: x0, y0: y0, from: best, iterations: options.subpixelIterations)
+                            best = (refined.dx, refined.dy)
+                            // A displacement the tile's noise could have made is no displacement.
+                            if refined.significance < options.minimumSignificance {
+                                best = (0, 0)
+                                field.fellBack[index] = true
+                            }
                         }
                         field.dx[index] = Float(best.dx); field.dy[index] = Float(best.dy)
                     }

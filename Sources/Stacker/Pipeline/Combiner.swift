@@ -92,6 +92,8 @@ struct Combiner {
         var chroma: RowWarper?
         var weight: Float
         var gains: [(gain: Float, offset: Float)]
+        /// Cb, Cr gains when the average works on Y, Cb, Cr.
+        var chromaGains: [(gain: Float, offset: Float)] = []
     }
 
     /// How many frames the average folds in one pass over its accumulator
@@ -111,8 +113,8 @@ struct Combiner {
             return times
         case .averageYCbCr(var y, var c, let factor):
             state = .folding
-            var times = y.add(warping: frames.map { ($0.frame, $0.weight, []) }, threads: threads)
-            let chroma = c.add(warping: frames.compactMap { f in f.chroma.map { ($0, f.weight, []) } },
+            var times = y.add(warping: frames.map { ($0.frame, $0.weight, $0.gains) }, threads: threads)
+            let chroma = c.add(warping: frames.compactMap { f in f.chroma.map { ($0, f.weight, f.chromaGains) } },
                                threads: threads)
             times.warp += chroma.warp
             times.fold += chroma.fold

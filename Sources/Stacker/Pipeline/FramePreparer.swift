@@ -174,7 +174,7 @@ final class FramePreparer: Sendable {
         var report = measured(frame, index: index, luma: &luma, referenceSigma: setup?.referenceSigma ?? 0)
         if frame.colourConverted { report.colourConverted = true }
         report.storedRange = frame.storedRange
-        let gains = options.normalization == .none ? [] : options.normalization.coefficients(
+        var gains = options.normalization == .none ? [] : options.normalization.coefficients(
             frame: isReference ? referenceBackground : frame.image.backgroundStatistics, reference: referenceBackground)
         let transform: Transform
         var field: DisplacementField?
@@ -195,8 +195,18 @@ final class FramePreparer: Sendable {
         if options.weighting.usesStars {
             report.weight = starWeight(report, reference: setup?.registrar?.referenceStars)
         }
+        var chromaGains: Gains = []
+        if let exposure = setup?.exposure, !isReference,
+           let line = clock.time(.register, { exposure.measure(luma: luma.floats, transform: transform, field: field) }) {
+            report.exposureGain = line.gain
+            report.exposureOffset = line.offset
+            let ycbcr = plan.combination.ycbcrFactor != nil
+            gains = ExposureMatch.corrections(gain: line.gain, offset: line.offset, channels: ycbcr ? 1 : frame.channels)
+            if ycbcr { chromaGains = ExposureMatch.chromaCorrections(gain: line.gain) }
+        }
         report.used = true
-        return try deliver(index, report: report, frame: frame, transform: transform, field: field, gains: gains)
+        return try deliver(index, report: report, frame: frame, transform: transform, field: field,
+                           gains: gains, chromaGains: chromaGains)
     }
 
     /// The frame's record with what is measured on its luma: background and
@@ -261,9 +271,10 @@ final class FramePreparer: Sendable {
 
     /// Hands a registered frame on: warped into the store (robust modes), or
     /// as it is to the consumer for the fold (average); as Y and Cb, Cr when
-    /// the kernel works on Y, Cb, Cr.
+    /// the kernel works on Y, Cb, Cr. `gains` apply to the frame (or Y),
+    /// `chromaGains` to Cb, Cr.
     private func deliver(_ index: Int, report: FrameReport, frame decoded: DecodedFrame, transform: Transform,
-                         field: DisplacementField?, gains: Gains) throws -> PreparedFrame {
+                         field: DisplacementField?, gains: Gains, chromaGains: Gains) throws -> PreparedFrame {
         let (width, height) = (plan.reference.width, plan.reference.height)
         let frame: RowWarper?, chroma: RowWarper?
         if let factor = plan.combination.ycbcrFactor {
@@ -275,11 +286,11 @@ final class FramePreparer: Sendable {
             chroma = nil
         }
         guard let stores else {
-            return PreparedFrame(report: report, frame: frame, chroma: chroma, gains: gains)
+            return PreparedFrame(report: report, frame: frame, chroma: chroma, gains: gains, chromaGains: chromaGains)
         }
         try clock.time(.warp) {
             if let frame { try stores.main.store(frame: index, warping: frame, gains: gains) }
-            if let chroma, let store = stores.chroma { try store.store(frame: index, warping: chroma, gains: []) }
+            if let chroma, let store = stores.chroma { try store.store(frame: index, warping: chroma, gains: chromaGains) }
         }
         return PreparedFrame(report: report)
     }

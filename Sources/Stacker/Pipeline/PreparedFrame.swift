@@ -9,8 +9,11 @@ struct PreparedFrame: Sendable {
     var frame: RowWarper?
     /// Cb and Cr when the average folds Y, Cb, Cr.
     var chroma: RowWarper?
-    /// Per-channel gain and offset from normalisation (empty for none).
+    /// Per-channel gain and offset from normalisation or exposure matching
+    /// (empty for none).
     var gains: [(gain: Float, offset: Float)] = []
+    /// Cb, Cr gain and offset when the average folds Y, Cb, Cr (empty for none).
+    var chromaGains: [(gain: Float, offset: Float)] = []
 }
 
 /// What the workers need once a frame is decoded: the registrar (nil when
@@ -20,11 +23,14 @@ struct PreparedFrame: Sendable {
 struct RegistrationSetup: Sendable {
     var registrar: FrameRegistrar?
     var referenceSigma: Double
+    /// The reference's luma points for `--match-exposure`, else nil.
+    var exposure: ExposureMatch?
 
     /// The setup for `referenceLuma` under `options` and `plan`.
     init(referenceLuma: Plane, options: StackOptions, plan: StackPlan, referenceName: String,
          clock: StageClock) throws {
         referenceSigma = plan.weightsByNoise ? estimateNoiseSigma(referenceLuma) : 0
+        exposure = options.matchExposure ? ExposureMatch(referenceLuma: referenceLuma) : nil
         guard options.alignment != .none && options.givenTransforms == nil else {
             registrar = nil
             return

@@ -175,6 +175,13 @@ public struct StackOptions: Sendable {
     public var stackInYCbCr = true
     /// Bias, dark and flat frames applied to every light before registration.
     public var calibration = CalibrationOptions()
+    /// `--match-exposure`: each registered frame's exposure gain and offset
+    /// against the reference (`ExposureFit`, on the aligned luma) is undone
+    /// before the merge, in every mode (default false). The CLI refuses it
+    /// with `normalization` (both match levels); given both, a registered
+    /// frame's exposure correction takes the place of its normalisation.
+    /// The drizzle pass does not apply it.
+    public var matchExposure = false
     /// How frame backgrounds are matched to the reference's before combining (default `.none`).
     public var normalization: Normalization = .none
     /// Which one-channel frames are CFA mosaics, and their pattern (default

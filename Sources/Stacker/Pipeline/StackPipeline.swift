@@ -331,7 +331,8 @@ struct FrameCollector {
         if !sharpness.isEmpty { prepared.report.sharpness = sharpness[index] }
         if folds, let frame = prepared.frame {
             pending.append(Combiner.FoldFrame(frame: frame, chroma: prepared.chroma,
-                                              weight: Float(prepared.report.weight), gains: prepared.gains))
+                                              weight: Float(prepared.report.weight), gains: prepared.gains,
+                                              chromaGains: prepared.chromaGains))
             if pending.count >= Combiner.foldBatch { flush(into: &combiner) }
         }
         if !prepared.report.used, let reason = prepared.report.reason {

@@ -30,6 +30,13 @@ public struct FrameReport: Sendable, Equatable {
     /// transform: median and 95th percentile of the tiles' residual
     /// displacements and the share of tiles that fell back; nil otherwise.
     public var localField: DisplacementSummary?
+    /// `--match-exposure`: the frame's exposure against the reference, the
+    /// line `frame ≈ exposureGain · reference + exposureOffset` on their
+    /// luma (`ExposureFit`), undone before the merge; nil when not measured
+    /// (the reference, the option off, or no line could be fitted).
+    public var exposureGain: Double?
+    /// The offset of that line, in sample units (0…1).
+    public var exposureOffset: Double?
     /// Sharpness (mean squared gradient of the downscaled luma), when the
     /// reference was chosen automatically.
     public var sharpness: Double?

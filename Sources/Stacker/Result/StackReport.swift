@@ -84,6 +84,9 @@ public struct StackReport: Sendable {
             out += ", \"localMedian\": \(JSONText.number(l.median)), \"localP95\": \(JSONText.number(l.p95))"
             out += ", \"localFallback\": \(JSONText.number(l.fallbackShare))"
         }
+        if let g = f.exposureGain, let o = f.exposureOffset {
+            out += ", \"exposureGain\": \(JSONText.number(g)), \"exposureOffset\": \(JSONText.number(o))"
+        }
         if let sharp = f.sharpness { out += ", \"sharpness\": \(JSONText.number(sharp))" }
         if let b = f.background { out += ", \"background\": \(JSONText.number(b))" }
         if let n = f.starsFound { out += ", \"starsFound\": \(n)" }
