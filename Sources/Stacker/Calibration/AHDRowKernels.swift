@@ -118,28 +118,40 @@ enum AHDRowKernels: SIMDRowKernel {
     /// |ΔL| and the vertical image's larger up/down |ΔL|) and the chroma one
     /// (Δa² + Δb², the same way), as 0 … 4.
     static func homogeneity<V: SIMD>(_: V.Type, h: LabRows, v: LabRows, into out: (Row, Row), lo: Int, hi: Int) where V.Scalar == Float {
+        let one = bits(V(repeating: 1))
         blocks(V.self, lo, hi) { x in
-            /// |ΔL| and Δa² + Δb² to the left, right, up and down neighbours.
-            @inline(__always) func differences(_ p: LabRows) -> (l: (V, V, V, V), ab: (V, V, V, V)) {
-                let l: V = load(p.l.1, x), a: V = load(p.a.1, x), b: V = load(p.b.1, x)
-                func ld(_ r: Row, _ dx: Int) -> V { mag(l - load(r, x + dx)) }
-                func abd(_ ra: Row, _ rb: Row, _ dx: Int) -> V {
-                    let da = a - load(ra, x + dx), db = b - load(rb, x + dx)
-                    return da * da + db * db
-                }
-                return ((ld(p.l.1, -1), ld(p.l.1, 1), ld(p.l.0, 0), ld(p.l.2, 0)),
-                        (abd(p.a.1, p.b.1, -1), abd(p.a.1, p.b.1, 1), abd(p.a.0, p.b.0, 0), abd(p.a.2, p.b.2, 0)))
-            }
-            let dh = differences(h), dv = differences(v)
-            let lTolerance = smaller(larger(dh.l.0, dh.l.1), larger(dv.l.2, dv.l.3))
-            let abTolerance = smaller(larger(dh.ab.0, dh.ab.1), larger(dv.ab.2, dv.ab.3))
-            let one = bits(V(repeating: 1))
-            @inline(__always) func count(_ d: (l: (V, V, V, V), ab: (V, V, V, V))) -> V {
-                func within(_ l: V, _ ab: V) -> V { float(one & notAbove(l, lTolerance) & notAbove(ab, abTolerance)) }
-                return within(d.l.0, d.ab.0) + within(d.l.1, d.ab.1) + within(d.l.2, d.ab.2) + within(d.l.3, d.ab.3)
-            }
-            store(count(dh), out.0, x)
-            store(count(dv), out.1, x)
+            // |ΔL| and Δa² + Δb² to the left, right, up and down neighbours,
+            // written out: nested functions here were left generic (unspecialised) by the compiler.
+            let hl: V = load(h.l.1, x), ha: V = load(h.a.1, x), hb: V = load(h.b.1, x)
+            let vl: V = load(v.l.1, x), va: V = load(v.a.1, x), vb: V = load(v.b.1, x)
+            let hL0 = mag(hl - load(h.l.1, x - 1)), hL1 = mag(hl - load(h.l.1, x + 1))
+            let hL2 = mag(hl - load(h.l.0, x)), hL3 = mag(hl - load(h.l.2, x))
+            let vL0 = mag(vl - load(v.l.1, x - 1)), vL1 = mag(vl - load(v.l.1, x + 1))
+            let vL2 = mag(vl - load(v.l.0, x)), vL3 = mag(vl - load(v.l.2, x))
+            let hA0 = ha - load(h.a.1, x - 1), hB0 = hb - load(h.b.1, x - 1)
+            let hA1 = ha - load(h.a.1, x + 1), hB1 = hb - load(h.b.1, x + 1)
+            let hA2 = ha - load(h.a.0, x), hB2 = hb - load(h.b.0, x)
+            let hA3 = ha - load(h.a.2, x), hB3 = hb - load(h.b.2, x)
+            let vA0 = va - load(v.a.1, x - 1), vB0 = vb - load(v.b.1, x - 1)
+            let vA1 = va - load(v.a.1, x + 1), vB1 = vb - load(v.b.1, x + 1)
+            let vA2 = va - load(v.a.0, x), vB2 = vb - load(v.b.0, x)
+            let vA3 = va - load(v.a.2, x), vB3 = vb - load(v.b.2, x)
+            let hAB0 = hA0 * hA0 + hB0 * hB0, hAB1 = hA1 * hA1 + hB1 * hB1
+            let hAB2 = hA2 * hA2 + hB2 * hB2, hAB3 = hA3 * hA3 + hB3 * hB3
+            let vAB0 = vA0 * vA0 + vB0 * vB0, vAB1 = vA1 * vA1 + vB1 * vB1
+            let vAB2 = vA2 * vA2 + vB2 * vB2, vAB3 = vA3 * vA3 + vB3 * vB3
+            let lTolerance = smaller(larger(hL0, hL1), larger(vL2, vL3))
+            let abTolerance = smaller(larger(hAB0, hAB1), larger(vAB2, vAB3))
+            let hCount: V = float(one & notAbove(hL0, lTolerance) & notAbove(hAB0, abTolerance))
+                + float(one & notAbove(hL1, lTolerance) & notAbove(hAB1, abTolerance))
+                + float(one & notAbove(hL2, lTolerance) & notAbove(hAB2, abTolerance))
+                + float(one & notAbove(hL3, lTolerance) & notAbove(hAB3, abTolerance))
+            let vCount: V = float(one & notAbove(vL0, lTolerance) & notAbove(vAB0, abTolerance))
+                + float(one & notAbove(vL1, lTolerance) & notAbove(vAB1, abTolerance))
+                + float(one & notAbove(vL2, lTolerance) & notAbove(vAB2, abTolerance))
+                + float(one & notAbove(vL3, lTolerance) & notAbove(vAB3, abTolerance))
+            store(hCount, out.0, x)
+            store(vCount, out.1, x)
         }
     }
 
@@ -150,21 +162,23 @@ enum AHDRowKernels: SIMDRowKernel {
                                 h: (Row, Row, Row), v: (Row, Row, Row), into out: (Row, Row, Row),
                                 lo: Int, hi: Int) where V.Scalar == Float {
         blocks(V.self, lo, hi) { x in
-            @inline(__always) func sum(_ r: (Row, Row, Row)) -> V {
-                @inline(__always) func row(_ p: Row) -> V { load(p, x - 1) + load(p, x) + load(p, x + 1) }
-                return row(r.0) + row(r.1) + row(r.2)
-            }
-            let sh = sum(hh), sv = sum(hv)
+            // Written out, as in `homogeneity`.
+            let sh: V = load(hh.0, x - 1) + load(hh.0, x) + load(hh.0, x + 1)
+                + load(hh.1, x - 1) + load(hh.1, x) + load(hh.1, x + 1)
+                + load(hh.2, x - 1) + load(hh.2, x) + load(hh.2, x + 1)
+            let sv: V = load(hv.0, x - 1) + load(hv.0, x) + load(hv.0, x + 1)
+                + load(hv.1, x - 1) + load(hv.1, x) + load(hv.1, x + 1)
+                + load(hv.2, x - 1) + load(hv.2, x) + load(hv.2, x + 1)
             // The sums are small integers, so their differences are exact
-            // and a tie gives +0, not negative.
-            @inline(__always) func one(_ a: Row, _ b: Row, _ o: Row) {
-                let fromH: V = load(a, x), fromV: V = load(b, x)
-                let hOrMean = select(fromH, ifNegative: sv - sh, else: 0.5 * (fromH + fromV))
-                store(select(fromV, ifNegative: sh - sv, else: hOrMean), o, x)
-            }
-            one(h.0, v.0, out.0)
-            one(h.1, v.1, out.1)
-            one(h.2, v.2, out.2)
+            // and a tie gives +0, not negative: H where sv < sh, V where
+            // sh < sv, else the mean.
+            let vWins = bits(sh - sv) &>> 31, hWins = bits(sv - sh) &>> 31
+            let r0: V = load(h.0, x), r1: V = load(v.0, x)
+            let g0: V = load(h.1, x), g1: V = load(v.1, x)
+            let b0: V = load(h.2, x), b1: V = load(v.2, x)
+            store(pick(r1, where: vWins, else: pick(r0, where: hWins, else: 0.5 * (r0 + r1))), out.0, x)
+            store(pick(g1, where: vWins, else: pick(g0, where: hWins, else: 0.5 * (g0 + g1))), out.1, x)
+            store(pick(b1, where: vWins, else: pick(b0, where: hWins, else: 0.5 * (b0 + b1))), out.2, x)
         }
     }
 }
