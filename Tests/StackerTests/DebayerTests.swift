@@ -21,17 +21,35 @@ struct DebayerTests {
     }
 
     @Test("the row-band debayers' results do not depend on how many columns their kernels take at a time (2, 8, 16)",
-          arguments: [DebayerMethod.rcd, .ahd])
+          arguments: DebayerMethod.allCases)
     func laneWidths(method: DebayerMethod) {
         var rng = SplitMix64(seed: 2525, stream: 5)
         for (w, h) in [(41, 29), (26, 18)] {
             // Values below 0 (which RCD clamps) and above 1.
             let m = Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float(rng.unit()) * 1.2 - 0.1 })
             for pattern in BayerPattern.allCases {
-                let differing = method == .rcd
-                    ? Self.laneDisagreements(RCDDebayer.self, m, pattern: pattern)
-                    : Self.laneDisagreements(AHDDebayer.self, m, pattern: pattern)
+                let differing = switch method {
+                case .bilinear: Self.laneDisagreements(BilinearDebayer.self, m, pattern: pattern)
+                case .rcd: Self.laneDisagreements(RCDDebayer.self, m, pattern: pattern)
+                case .ahd: Self.laneDisagreements(AHDDebayer.self, m, pattern: pattern)
+                }
                 #expect(differing == [0, 0, 0], "\(method) \(w)×\(h) \(pattern): \(differing) pixels differ per channel")
+            }
+        }
+    }
+
+    @Test("bilinear's row kernel gives the per-pixel definition's result bit for bit")
+    func bilinearRows() {
+        var rng = SplitMix64(seed: 2527, stream: 5)
+        for (w, h) in [(41, 29), (12, 9), (5, 4), (3, 7)] {
+            let m = Plane(width: w, height: h, pixels: (0..<(w * h)).map { _ in Float(rng.unit()) * 1.2 - 0.1 })
+            for pattern in BayerPattern.allCases {
+                var definition = (0..<3).map { _ in [Float](repeating: .nan, count: w * h) }
+                Debayer.fillBilinear(m, pattern: pattern, into: &definition, border: nil)
+                let rows = Debayer.image(m, pattern: pattern, method: .bilinear)
+                let differing = (0..<3).map { c in
+                    (0..<(w * h)).filter { rows.planes[c].pixels[$0].bitPattern != definition[c][$0].bitPattern }.count }
+                #expect(differing == [0, 0, 0], "\(w)×\(h) \(pattern): \(differing) pixels differ per channel")
             }
         }
     }

@@ -11,7 +11,8 @@ enum Debayer {
     /// site red and blue are each the mean of the 2 neighbours on the row
     /// or column carrying them). At the border only the neighbours inside
     /// the image count. A mosaic of one row or column has no neighbour of
-    /// some colour; such a sample is 0.
+    /// some colour; such a sample is 0. (`BilinearDebayer` computes it row
+    /// by row away from the border, `fillBilinear` at the border.)
     ///
     /// RCD: see `RCDDebayer`; its 4-pixel border (and mosaics under 10
     /// pixels a side) take the bilinear values.
@@ -20,17 +21,10 @@ enum Debayer {
     /// pixels a side) take the bilinear values.
     static func image(_ mosaic: Plane, pattern: BayerPattern, method: DebayerMethod) -> Image {
         switch method {
-        case .bilinear: return bilinear(mosaic, pattern: pattern)
+        case .bilinear: return BilinearDebayer.image(mosaic, pattern: pattern)
         case .rcd: return RCDDebayer.image(mosaic, pattern: pattern)
         case .ahd: return AHDDebayer.image(mosaic, pattern: pattern)
         }
-    }
-
-    private static func bilinear(_ mosaic: Plane, pattern: BayerPattern) -> Image {
-        let w = mosaic.width, h = mosaic.height
-        var out = (0..<3).map { _ in [Float](repeating: 0, count: w * h) }
-        fillBilinear(mosaic, pattern: pattern, into: &out, border: nil)
-        return Image(width: w, height: h, planes: out.map { Plane(width: w, height: h, pixels: $0) })
     }
 
     /// `mosaic` as R, G, B planes whose pixels less than `border` from an
