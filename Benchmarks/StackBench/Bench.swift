@@ -35,7 +35,7 @@ final class Bench {
         // Bursts first (cached).
         // The 12 MP JPEG burst is for everything but the homography and astro
         // cases (they have their own PNG sessions) and the kernels (in memory).
-        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "dng", "shards", "effect"].contains($0) }
+        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "dng", "shards", "effect", "debayer"].contains($0) }
         var needed: [Burst] = needs12 ? [.mp12] : []
         if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
         if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
@@ -97,6 +97,7 @@ final class Bench {
         if wants("register") { try registrationCases() }
         if wants("homography") { try homographyCases() }
         if wants("kernels") { try kernelCases() }
+        if wants("debayer") { try debayerCases() }
         if wants("frames") { try frameScaling(reuse20: ours["average"]) }
         if wants("pixels") { try pixelScaling(reuse12: nil) }
         if wants("astro") { try astroCases() }

@@ -25,6 +25,8 @@ OPTIONS:
                      (robust-scaling only when named: 20/100/200 × 12 MP median,
                      sigma-clip and mode, with and without --memory-limit 1G;
                      about an hour on 2 cores, most of it the mode)
+                     debayer: each --debayer method on a 24 MP RGGB mosaic,
+                     CPU seconds per call on one thread;
                      handheld: the 20 × 12 MP median with --align homography
                      and --align local against the decode floor, peak RSS
                      against the translation median's;
@@ -71,7 +73,7 @@ frames as uncompressed 16-bit RGGB DNGs (SceneGen's DNGFile; ~0.96 GB).
 /// Parsed command line.
 struct Settings: Sendable {
     static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
-                           "pixels", "astro", "astro-rejection", "heic", "ser", "dng", "shards", "drizzle", "handheld", "effect", "robust-scaling"]
+                           "pixels", "astro", "astro-rejection", "heic", "ser", "dng", "shards", "drizzle", "handheld", "effect", "debayer", "robust-scaling"]
     /// What runs without --cases: all but the hour-long robust-scaling.
     static let defaultCases = allCases.filter { $0 != "robust-scaling" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]

@@ -84,8 +84,8 @@ struct StackCommand {
                    help: "repair hot and cold pixels found in the master dark"),
         OptionSpec(names: ["--cfa"], valueName: "auto|RGGB|BGGR|GRBG|GBRG|none",
                    help: "which gray frames are Bayer mosaics: auto = the file says (FITS BAYERPAT, a camera raw's CFA), a pattern at the upright top-left pixel for every gray frame, or none (stack mosaics as gray) (default: auto)"),
-        OptionSpec(names: ["--debayer"], valueName: "bilinear|rcd",
-                   help: "how mosaics become RGB, after calibration on the mosaic (default: bilinear)"),
+        OptionSpec(names: ["--debayer"], valueName: "bilinear|rcd|ahd",
+                   help: "how mosaics become RGB, after calibration on the mosaic: bilinear = the fastest, rcd = Ratio Corrected Demosaicing, ahd = Adaptive Homogeneity-Directed (default: bilinear)"),
         OptionSpec(names: ["--transfer"], valueName: "linear|srgb",
                    help: "the output's transfer curve: linear = the values as stacked, srgb = encoded for display (default: srgb for a camera raw stack written as JPEG, PNG or HEIC, else linear)"),
         OptionSpec(names: ["--output-scale"], valueName: "native|data",
@@ -282,7 +282,7 @@ struct StackCommand {
         if let c = try args.value("--cfa", parseCFA, else: {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }
         if let d = try args.value("--debayer", DebayerMethod.init(rawValue:), else: {
-            "unknown --debayer '\($0)' (expected bilinear or rcd)" }) { o.debayer = d }
+            "unknown --debayer '\($0)' (expected bilinear, rcd or ahd)" }) { o.debayer = d }
         if let b = try args.value("--wb", WhiteBalance.init(rawValue:), else: {
             "unknown --wb '\($0)' (expected none, camera or auto)" }) { o.whiteBalance = b }
         if let t = try args.value("--transfer", TransferCurve.init(rawValue:), else: {

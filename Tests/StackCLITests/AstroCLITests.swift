@@ -81,7 +81,7 @@ struct AstroCLITests {
         (["--master-mode", "mean"], "unknown --master-mode 'mean'"),
         (["--align", "galaxies"], "unknown --align 'galaxies'"),
         (["--cfa", "RGBG"], "unknown --cfa 'RGBG' (expected auto, RGGB, BGGR, GRBG, GBRG or none)"),
-        (["--debayer", "ahd"], "unknown --debayer 'ahd' (expected bilinear or rcd)"),
+        (["--debayer", "vng"], "unknown --debayer 'vng' (expected bilinear, rcd or ahd)"),
         (["--wb", "grey"], "unknown --wb 'grey' (expected none, camera or auto)"),
     ])
     func usageMistakes(extra: [String], message: String) throws {

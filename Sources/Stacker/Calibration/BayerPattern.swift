@@ -75,4 +75,8 @@ public enum DebayerMethod: String, Sendable, CaseIterable {
     /// and with fewer colour fringes than bilinear; its working memory
     /// beside the output is 16 rows of each of 8 buffers.
     case rcd
+    /// Adaptive Homogeneity-Directed demosaicing (`AHDDebayer`): interpolates
+    /// along rows and along columns and keeps at each pixel the smoother in
+    /// CIELab; its working memory beside the output is 16 rows of each of 14 buffers.
+    case ahd
 }

@@ -32,75 +32,21 @@ import Registration
 /// the working set beside the output is about 8 × 16 rows (for a 6000-wide
 /// mosaic, 3 MB) and stays in cache. The steps' arithmetic is in
 /// `RCDRowKernels`, SIMD over columns.
-enum RCDDebayer {
+enum RCDDebayer: RowBandDebayer {
     static let eps: Float = 1e-5
     static let epsSquared: Float = 1e-10
 
-    /// `mosaic` (of `pattern` at its top-left) as R, G, B planes.
-    static func image(_ mosaic: Plane, pattern: BayerPattern) -> Image {
-        // 16 lanes measured about 15 % less CPU than 8 on AVX-512 (docs/performance.md).
-        if mosaic.width >= 24 { return image(mosaic, pattern: pattern, lanes: SIMD16<Float>.self) }
-        if mosaic.width >= 16 { return image(mosaic, pattern: pattern, lanes: SIMD8<Float>.self) }
-        return image(mosaic, pattern: pattern, lanes: SIMD2<Float>.self)
-    }
-
-    /// As `image(_:pattern:)`, `V.scalarCount` columns at a time (which
-    /// must be at most the mosaic's width − 8); the result does not depend on `V`.
-    static func image<V: SIMD>(_ mosaic: Plane, pattern: BayerPattern, lanes: V.Type) -> Image where V.Scalar == Float {
-        let w = mosaic.width, h = mosaic.height
-        // Every pixel is written below (the border by the bilinear fill, the
-        // interior by the steps), so the planes start uninitialised: zeroing
-        // them was a tenth of the instructions.
-        var rgb = (0..<3).map { _ in [Float](unsafeUninitializedCapacity: w * h) { _, count in count = w * h } }
-        // The border (everything, for a mosaic too small for the stencils) is bilinear.
-        let small = w < 10 || h < 10
-        Debayer.fillBilinear(mosaic, pattern: pattern, into: &rgb, border: small ? nil : 4)
-        if !small {
-            var red = rgb[0], green = rgb[1], blue = rgb[2]
-            rgb = []  // the three are uniquely referenced while written
-            mosaic.pixels.withUnsafeBufferPointer { src in
-                red.withUnsafeMutableBufferPointer { r in
-                    green.withUnsafeMutableBufferPointer { g in
-                        blue.withUnsafeMutableBufferPointer { b in
-                            let planes = (r.baseAddress!, g.baseAddress!, b.baseAddress!)
-                            interior(V.self, src.baseAddress!, planes, width: w, height: h, pattern: pattern)
-                        }
-                    }
-                }
-            }
-            rgb = [red, green, blue]
-        }
-        return Image(width: w, height: h, planes: rgb.map { Plane(width: w, height: h, pixels: $0) })
-    }
-
-    /// Rows of `width` floats, row `y` kept in slot `y mod 16`.
-    private struct RowRing {
-        static let count = 16
-        let storage: UnsafeMutablePointer<Float>
-        let width: Int
-
-        init(width: Int, filledWith value: Float) {
-            self.width = width
-            storage = .allocate(capacity: Self.count * width)
-            storage.initialize(repeating: value, count: Self.count * width)
-        }
-
-        func callAsFunction(_ y: Int) -> UnsafeMutablePointer<Float> { storage + (y & (Self.count - 1)) * width }
-        func rows(_ range: ClosedRange<Int>) -> [UnsafeMutablePointer<Float>] { range.map { self($0) } }
-        func deallocate() { storage.deallocate() }
-    }
+    static let border = 4
 
     /// Steps 1–4 for the pixels 4 or more from the border of the planes
     /// `rgb` (`width` × `height`, at least 10 each, border already filled),
     /// from the mosaic `src`, `V.scalarCount` columns at a time (at most `width` − 8).
-    private static func interior<V: SIMD>(_: V.Type, _ src: UnsafePointer<Float>,
+    static func interior<V: SIMD>(_: V.Type, _ src: UnsafePointer<Float>,
                                           _ rgb: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
                                           width w: Int, height h: Int, pattern: BayerPattern) where V.Scalar == Float {
         typealias K = RCDRowKernels
-        let colours = pattern.channels
-        /// The column parity of green in row `y`, and the plane of its other colour.
-        func greenParity(_ y: Int) -> Int { colours[(y & 1) << 1] == 1 ? 0 : 1 }
-        func otherColour(_ y: Int) -> Int { colours[(y & 1) << 1 | (1 - greenParity(y))] }
+        func greenParity(_ y: Int) -> Int { pattern.greenParity(row: y) }
+        func otherColour(_ y: Int) -> Int { pattern.otherColour(row: y) }
         func plane(_ c: Int) -> UnsafeMutablePointer<Float> { c == 0 ? rgb.0 : (c == 1 ? rgb.1 : rgb.2) }
         func row(_ c: Int, _ y: Int) -> UnsafeMutablePointer<Float> { plane(c) + y * w }
         func rows(_ c: Int, _ range: ClosedRange<Int>) -> [UnsafeMutablePointer<Float>] { range.map { row(c, $0) } }

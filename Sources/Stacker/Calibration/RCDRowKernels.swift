@@ -8,78 +8,10 @@
 /// statement of each step in `RCDDebayer`'s documentation, so results do
 /// not depend on `V`.
 ///
-/// Pointer code stays here; `RCDDebayer` only hands out rows.
-enum RCDRowKernels {
-    typealias Row = UnsafeMutablePointer<Float>
+/// Pointer code stays here (and in `SIMDRowKernel`); `RCDDebayer` only hands out rows.
+enum RCDRowKernels: SIMDRowKernel {
     static let eps = RCDDebayer.eps
     static let epsSquared = RCDDebayer.epsSquared
-
-    // MARK: helpers
-
-    @inline(__always)
-    static func load<V: SIMD>(_ row: Row, _ x: Int) -> V where V.Scalar == Float {
-        UnsafeRawPointer(row + x).loadUnaligned(as: V.self)
-    }
-
-    @inline(__always)
-    static func store<V: SIMD>(_ v: V, _ row: Row, _ x: Int) where V.Scalar == Float {
-        UnsafeMutableRawPointer(row + x).storeBytes(of: v, as: V.self)
-    }
-
-    /// Stores the lanes of `v` where `mask` is all ones, keeping the others (where it is 0).
-    @inline(__always)
-    static func store<V: SIMD>(_ v: V, _ row: Row, _ x: Int, where mask: V.MaskStorage) where V.Scalar == Float {
-        let old: V = load(row, x)
-        let kept: V = float((bits(v) & mask) | (bits(old) & ~mask))
-        store(kept, row, x)
-    }
-
-    // The selections below are bit operations: the standard library's
-    // `pointwiseMax`, `.<` and `replacing(with:where:)` compile to a branch
-    // or call per lane, which made the kernels slower than scalar code.
-
-    @inline(__always)
-    static func bits<V: SIMD>(_ v: V) -> V.MaskStorage where V.Scalar == Float { unsafeBitCast(v, to: V.MaskStorage.self) }
-
-    @inline(__always)
-    static func float<V: SIMD>(_ b: V.MaskStorage) -> V where V.Scalar == Float { unsafeBitCast(b, to: V.self) }
-
-    /// Per lane, `a` where `d` has its sign bit set, else `b`. For finite
-    /// `x`, `y`, `x − y` is negative exactly when `x < y`.
-    @inline(__always)
-    static func select<V: SIMD>(_ a: V, ifNegative d: V, else b: V) -> V where V.Scalar == Float {
-        let m = bits(d) &>> 31
-        return float((bits(a) & m) | (bits(b) & ~m))
-    }
-
-    /// |v| per lane (the sign bit cleared).
-    @inline(__always)
-    static func mag<V: SIMD>(_ v: V) -> V where V.Scalar == Float { float(bits(v) & V.MaskStorage(repeating: .max)) }
-
-    /// `max(floor, v)` per lane, as `Swift.max` picks for finite values.
-    @inline(__always)
-    static func atLeast<V: SIMD>(_ floor: V, _ v: V) -> V where V.Scalar == Float { select(floor, ifNegative: v - floor, else: v) }
-
-    /// Calls `body` with the start of each block of `V.scalarCount`
-    /// columns covering `lo..<hi` (which must be at least one block wide).
-    @inline(__always)
-    static func blocks<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int, _ body: (Int) -> Void) where V.Scalar == Float {
-        let n = V.scalarCount
-        var x = lo
-        while x + n <= hi { body(x); x += n }
-        if x < hi { body(hi - n) }
-    }
-
-    /// Lane masks (all ones or 0) for blocks starting at an even (`.0`)
-    /// and odd (`.1`) column: all ones in the lanes whose column has parity `parity`.
-    static func parityMasks<V: SIMD>(_: V.Type, parity: Int) -> (V.MaskStorage, V.MaskStorage) where V.Scalar == Float {
-        var even = V.MaskStorage(), odd = V.MaskStorage()
-        for k in 0..<V.scalarCount {
-            even[k] = (k & 1) == parity ? -1 : 0
-            odd[k] = ((k + 1) & 1) == parity ? -1 : 0
-        }
-        return (even, odd)
-    }
 
     // MARK: steps
 
