@@ -80,8 +80,7 @@ def main():
     sweep.ensure_python_packages()
     if shutil.which("exiftool") is None:
         sys.exit("gdepth: exiftool missing: apt-get install libimage-exiftool-perl")
-    stack = os.environ.get("STACK_BIN") or str(Path(subprocess.run(
-        ["swift", "build", "--show-bin-path"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()) / "stack")
+    stack = sweep.stack_binary("gdepth")
     cache = args.cache.resolve()
     if photo_in(cache) is None:
         for folder in ("downloads", "src"):

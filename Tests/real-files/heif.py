@@ -213,8 +213,7 @@ def main():
     sweep.ensure_python_packages()
     if shutil.which("heif-convert") is None:
         sys.exit("heif: heif-convert missing: apt-get install libheif-examples")
-    stack = os.environ.get("STACK_BIN") or str(Path(subprocess.run(
-        ["swift", "build", "--show-bin-path"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()) / "stack")
+    stack = sweep.stack_binary("heif")
     rows = [dict(check(stack, f, args.timeout), source=s) for s, f in fetch(Path(args.cache))]
     ok = {"match", "burst", "refused", "over-limit"}
     counts = {}

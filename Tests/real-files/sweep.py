@@ -739,6 +739,19 @@ def summarize(records, out=sys.stdout):
     return 1 if bad else 0
 
 
+def stack_binary(script):
+    """The stack binary the checks run: $STACK_BIN, or the one `swift build`
+    puts in its bin path. Exits with one line naming `script` when it is missing."""
+    binary = os.environ.get("STACK_BIN")
+    if not binary:
+        bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True,
+                                  capture_output=True, text=True).stdout.strip()
+        binary = os.path.join(bin_path, "stack")
+    if not os.access(binary, os.X_OK):
+        sys.exit("%s: no stack binary at %s (swift build, or set STACK_BIN)" % (script, binary))
+    return os.path.abspath(binary)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sources", nargs="*", metavar="SOURCE",
@@ -759,14 +772,7 @@ def main():
             sys.exit("sweep: GNU time missing: sudo apt-get install -y time")
         subprocess.run(["apt-get", "install", "-y", "-qq", "time"], check=True,
                        env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-    binary = os.environ.get("STACK_BIN")
-    if not binary:
-        bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True,
-                                  capture_output=True, text=True).stdout.strip()
-        binary = os.path.join(bin_path, "stack")
-    if not os.access(binary, os.X_OK):
-        sys.exit("sweep: no stack binary at %s (swift build, or set STACK_BIN)" % binary)
-    binary = os.path.abspath(binary)
+    binary = stack_binary("sweep")
 
     cache = args.cache.resolve()
     files, versions = collect(sources, cache)
