@@ -303,10 +303,20 @@ public final class FrameStore: @unchecked Sendable {
                                             as _: T.Type) {
         let w = width, n = frameCount, c = channels
         let s = samples(as: T.self), runs = spans
+        // A mapped file's rows are quantised here and written with `pwrite`
+        // (see `FrameStoreBuffer`); in memory, straight into place.
+        let row: UnsafeMutablePointer<T>? = buffer.isMapped ? .allocate(capacity: w) : nil
+        defer { row?.deallocate() }
         for y in rows {
             let at = (y - rows.lowerBound) * w
             for ch in 0..<c {
-                T.store(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
+                let element = ((y * n + index) * c + ch) * w
+                if let row {
+                    T.store(source[ch] + at, into: row, count: w)
+                    buffer.write(row, count: w * MemoryLayout<T>.stride, at: element * MemoryLayout<T>.stride)
+                } else {
+                    T.store(source[ch] + at, into: s + element, count: w)
+                }
             }
             if let known = knownRuns(y) {
                 runs[y * n + index] = known.isEmpty ? SIMD2(0, 0) : SIMD2(Int32(known.lowerBound), Int32(known.upperBound))
