@@ -110,8 +110,12 @@ public final class FrameStore: @unchecked Sendable {
         if total <= memoryLimit {
             buffer = try FrameStoreBuffer(heapBytes: total)
         } else {
+            // A one-frame store (a frame `DeferredWarpStore` spilled) is written
+            // through its mapping: a run may hold thousands, each an open
+            // descriptor otherwise.
             buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath,
-                                          residentBudget: Self.residentBudget(memoryLimit: memoryLimit))
+                                          residentBudget: Self.residentBudget(memoryLimit: memoryLimit),
+                                          writesByDescriptor: frameCount > 1)
         }
         stored = Mutex([Bool](repeating: false, count: frameCount))
     }
@@ -266,6 +270,10 @@ public final class FrameStore: @unchecked Sendable {
         }
     }
 
+    /// The most a read fault on a mapped file maps beyond the faulting page
+    /// (Linux's default `fault_around_bytes`).
+    static let faultAroundBytes = 64 << 10
+
     /// Copies rows `rows` of a one-frame store `source` (the same width,
     /// channels and depth) into rows `0 ..< rows.count` of slot `index`,
     /// samples and covered runs.
@@ -279,7 +287,15 @@ public final class FrameStore: @unchecked Sendable {
                 .copyMemory(from: source.buffer.base + y * rowBytes, byteCount: rowBytes)
             spans[to * frameCount + index] = source.spans[y]
         }
-        source.dropResident(rows: rows)
+        // A strip's rows of one frame may be less than a page, and a read
+        // fault maps the cached pages of its 64 KiB window (Linux's fault
+        // around), behind the rows too: drop from a window before the page
+        // holding their start, so every page read leaves the process once
+        // the strips after it are copied (a page another thread still reads
+        // is read back from the file).
+        let page = Platform.pageSize
+        let start = max(0, rows.lowerBound * rowBytes / page * page - Self.faultAroundBytes)
+        source.buffer.dropResident(from: start, count: rows.upperBound * rowBytes - start)
     }
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
@@ -305,7 +321,7 @@ public final class FrameStore: @unchecked Sendable {
         let s = samples(as: T.self), runs = spans
         // A mapped file's rows are quantised here and written with `pwrite`
         // (see `FrameStoreBuffer`); in memory, straight into place.
-        let row: UnsafeMutablePointer<T>? = buffer.isMapped ? .allocate(capacity: w) : nil
+        let row: UnsafeMutablePointer<T>? = buffer.writesByDescriptor ? .allocate(capacity: w) : nil
         defer { row?.deallocate() }
         for y in rows {
             let at = (y - rows.lowerBound) * w
