@@ -110,12 +110,8 @@ public final class FrameStore: @unchecked Sendable {
         if total <= memoryLimit {
             buffer = try FrameStoreBuffer(heapBytes: total)
         } else {
-            // A one-frame store (a frame `DeferredWarpStore` spilled) is written
-            // through its mapping: a run may hold thousands, each an open
-            // descriptor otherwise.
             buffer = try FrameStoreBuffer(mappedBytes: total, directory: temporaryDirectory.filePath,
-                                          residentBudget: Self.residentBudget(memoryLimit: memoryLimit),
-                                          writesByDescriptor: frameCount > 1)
+                                          residentBudget: Self.residentBudget(memoryLimit: memoryLimit))
         }
         stored = Mutex([Bool](repeating: false, count: frameCount))
     }
@@ -226,10 +222,14 @@ public final class FrameStore: @unchecked Sendable {
 
     /// Marks slot `index` stored. A mapped one-frame store (a frame
     /// `DeferredWarpStore` could not keep) is then complete, so its pages
-    /// leave the process until the reduce reads them.
+    /// leave the process until the reduce reads them, and its descriptor
+    /// is closed (a run may spill thousands of frames).
     private func finishFrame(_ index: Int) {
         stored.withLock { $0[index] = true }
-        if frameCount == 1 { buffer.dropResident(from: 0, count: byteCount) }
+        if frameCount == 1 {
+            buffer.dropResident(from: 0, count: byteCount)
+            buffer.closeDescriptor()
+        }
     }
 
     /// Throws `StackerError.invalidInput` unless `index` is one of

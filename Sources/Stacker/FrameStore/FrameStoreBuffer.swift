@@ -17,9 +17,9 @@ import Synchronization
 ///
 /// Writers put their rows into a mapped file with `pwrite` (`write(_:count:at:)`),
 /// not through the mapping, and readers read the mapping: both see the one
-/// page cache (a buffer made without `writesByDescriptor`, such as a
-/// spilled one-frame store of which a run may hold thousands, keeps no
-/// descriptor open and is written through the mapping). Written pages are then never mapped into the process, so
+/// page cache. A spilled one-frame store, of which a run may hold
+/// thousands, closes its descriptor once its frame is written
+/// (`closeDescriptor`). Written pages are then never mapped into the process, so
 /// they do not count as its resident memory (a 200 × 12 MP median past
 /// the default limit: 210 MB peak against 1.2 GB when rows were written
 /// through the mapping, the same CPU time; docs/performance.md, issue 31).
@@ -52,8 +52,8 @@ final class FrameStoreBuffer: @unchecked Sendable {
     /// Bytes written since the last drop.
     private let written = Atomic<Int>(0)
     /// The mapped file's descriptor (its path already unlinked), -1 in
-    /// memory or when it is written through the mapping.
-    private let descriptor: Int32
+    /// memory or once closed (then writes go through the mapping).
+    private var descriptor: Int32
     /// Whether `write(_:count:at:)` puts bytes in the file with `pwrite`
     /// (else writers may store straight into `base`).
     var writesByDescriptor: Bool { descriptor >= 0 }
@@ -81,9 +81,9 @@ final class FrameStoreBuffer: @unchecked Sendable {
 
     /// A memory-mapped temporary file of `byteCount` zero bytes in
     /// `directory`, of whose pages about `residentBudget` bytes' worth stay
-    /// mapped in while it is written; with `writesByDescriptor` its
-    /// descriptor stays open for `write(_:count:at:)`.
-    init(mappedBytes byteCount: Int, directory: FilePath, residentBudget: Int, writesByDescriptor: Bool = true) throws {
+    /// mapped in while it is written; its descriptor stays open for
+    /// `write(_:count:at:)` until `closeDescriptor`.
+    init(mappedBytes byteCount: Int, directory: FilePath, residentBudget: Int) throws {
         let folder: FilePath = directory.isEmpty ? "." : directory
         let dir = folder.description
         guard let (fd, path) = AtomicFile.makeTemporary(folder.appending(".stack-frames-XXXXXX")) else {
@@ -122,13 +122,20 @@ final class FrameStoreBuffer: @unchecked Sendable {
         anonymous = nil
         temporaryPath = path
         self.residentBudget = residentBudget
-        descriptor = writesByDescriptor ? fd : -1
-        keepsDescriptor = writesByDescriptor
+        descriptor = fd
+        keepsDescriptor = true
     }
 
     deinit {
         if anonymous == nil { munmap(base, max(byteCount, 1)) }
+        closeDescriptor()
+    }
+
+    /// Closes a mapped file's descriptor (the mapping keeps the data); later
+    /// writes go through the mapping. Not concurrently with `write`.
+    func closeDescriptor() {
         if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
     }
 
     /// Copies `count` bytes from `source` to `offset ..< offset + count`:
