@@ -52,6 +52,10 @@ OPTIONS:
                      the astro-rejection case's session (default 1600x1200, 20 lights):
                      each --reject algorithm Siril shares (percentile, sigma, mad,
                      winsorized, linear-fit, gesd) on it; with --peers Siril once each
+  --scaling-frames 20,200, --scaling-modes median,sigma-clip, --scaling-limits none,1G
+                     the robust-scaling case's frame counts (default 20,100,200), modes
+                     (default median,sigma-clip,mode) and --memory-limit values
+                     ("none" = the default limit; default none,1G)
   --work DIR         where bursts and outputs go (default Benchmarks/work)
   --json FILE        where the JSON goes (default Benchmarks/results/latest.json)
   --reference DIR    the Python reference scripts (default Benchmarks/reference)
@@ -93,6 +97,10 @@ struct Settings: Sendable {
     var rejectionSession = AstroSession(width: 1600, height: 1200, frames: 20, format: .png)
     /// The dng case's burst.
     var dng = DNGBurst.main
+    /// The robust-scaling case's frame counts (of its 200-frame burst), modes and memory limits ("none": no option).
+    var scalingFrames = [20, 100, 200]
+    var scalingModes = ["median", "sigma-clip", "mode"]
+    var scalingLimits = ["none", "1G"]
 
     /// "WxH", each at least 256.
     static func size(_ v: String, _ option: String) throws -> (Int, Int) {
@@ -148,6 +156,22 @@ struct Settings: Sendable {
             case "--rejection-frames": s.rejectionSession.frames = try frames(try value(key), key)
             case "--dng-size": (s.dng.width, s.dng.height) = try size(try value(key), key)
             case "--dng-frames": s.dng.frames = try frames(try value(key), key)
+            case "--scaling-frames":
+                let list = try value(key).split(separator: ",").map { Int($0) }
+                guard !list.isEmpty, list.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 200 }) else {
+                    throw BenchError("--scaling-frames needs counts from 1 to 200, e.g. 20,200")
+                }
+                s.scalingFrames = list.compactMap { $0 }
+            case "--scaling-modes":
+                let list = try value(key).split(separator: ",").map(String.init)
+                guard !list.isEmpty, list.allSatisfy(["median", "sigma-clip", "mode"].contains) else {
+                    throw BenchError("--scaling-modes takes median, sigma-clip and mode")
+                }
+                s.scalingModes = list
+            case "--scaling-limits":
+                let list = try value(key).split(separator: ",").map(String.init)
+                guard !list.isEmpty else { throw BenchError("--scaling-limits needs none or sizes, e.g. none,1G") }
+                s.scalingLimits = list
             default: throw BenchError("unknown option '\(a)' (see --help)")
             }
             i += 1

@@ -57,6 +57,19 @@ struct KernelLargeCountTests {
             self.covered = covered
             frames = n
         }
+
+        /// How many pixels of `image` differ from `SigmaClip.clip` of their
+        /// covered samples, and at how many that clip rejects anything.
+        func sigmaClipMismatches(_ image: Image, kappaLow: Float, kappaHigh: Float, maxIterations: Int)
+            -> (wrong: Int, rejecting: Int) {
+            var wrong = 0, rejecting = 0
+            for (p, samples) in covered.enumerated() {
+                let expected = SigmaClip.clip(samples, kappaLow: kappaLow, kappaHigh: kappaHigh, maxIterations: maxIterations)
+                if image.planes[0].pixels[p] != expected.value { wrong += 1 }
+                if expected.kept < samples.count { rejecting += 1 }
+            }
+            return (wrong, rejecting)
+        }
     }
 
     static let depths: [FrameStore.SampleDepth] = [.eight, .sixteen]
@@ -100,12 +113,8 @@ struct KernelLargeCountTests {
                     let selected = try c.store.reduce(kernel, weights: ones, threads: 2)
                     let scalar = try c.store.reduce(kernel, weights: ones, threads: 2, networkLimit: 0,
                                                     scalarPastNetwork: true)
-                    var wrong = 0, rejecting = 0
-                    for (p, samples) in c.covered.enumerated() {
-                        let expected = SigmaClip.clip(samples, kappaLow: kl, kappaHigh: kh, maxIterations: iterations)
-                        if selected.image.planes[0].pixels[p] != expected.value { wrong += 1 }
-                        if expected.kept < samples.count { rejecting += 1 }
-                    }
+                    let (wrong, rejecting) = c.sigmaClipMismatches(selected.image, kappaLow: kl, kappaHigh: kh,
+                                                                   maxIterations: iterations)
                     #expect(wrong == 0, "n = \(n), levels \(levels), \(kernel): \(wrong) pixels differ")
                     #expect(selected.image == scalar.image, "n = \(n), levels \(levels), \(kernel)")
                     // With planted outliers the clipping is exercised, not only the mean.

@@ -46,14 +46,17 @@ extension FrameStore {
     }
 
     /// `reduce` with the SIMD-path limit as a parameter (tests force the
-    /// paths past the network with `networkLimit: 0`, and the scalar one
-    /// for every kernel with `scalarPastNetwork`); with `counts: false` the
-    /// count plane comes back empty (0 × 0).
+    /// paths past the network with `networkLimit: 0`, the scalar one for
+    /// every kernel with `scalarPastNetwork`, and an 8-bit store's
+    /// sigma-clip by bisection instead of level counts with
+    /// `countsLevels: false`); with `counts: false` the count plane comes
+    /// back empty (0 × 0).
     func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
-                scalarPastNetwork: Bool = false,
+                scalarPastNetwork: Bool = false, countsLevels: Bool = true,
                 counts: Bool = true) throws -> (image: Image, coverageCount: Plane) {
         let r = try reduce(kernel, weights: weights, threads: threads, networkLimit: networkLimit,
-                           scalarPastNetwork: scalarPastNetwork, counts: counts, rejectionMap: false)
+                           scalarPastNetwork: scalarPastNetwork, countsLevels: countsLevels, counts: counts,
+                           rejectionMap: false)
         return (r.image, r.coverageCount)
     }
 
@@ -81,7 +84,8 @@ extension FrameStore {
     /// The reduction behind `reduce` and `reduceWithRejectionMap`; with
     /// `rejectionMap` every pixel takes the scalar path.
     private func reduce(_ kernel: RobustKernel, weights: [Float], threads: Int, networkLimit: Int,
-                        scalarPastNetwork: Bool, counts: Bool, rejectionMap: Bool, rows: Range<Int>? = nil) throws
+                        scalarPastNetwork: Bool, countsLevels: Bool = true, counts: Bool, rejectionMap: Bool,
+                        rows: Range<Int>? = nil) throws
         -> (image: Image, coverageCount: Plane, map: (low: Plane, high: Plane)?) {
         try Self.checkReduction(kernel, weights: weights, frameCount: frameCount)
         let w = width, h = height, c = channels
@@ -97,7 +101,7 @@ extension FrameStore {
             var built = StripJob(store: self, kernel: kernel, weights: weights, network: network,
                                outputs: Array(outputs.prefix(c)), counts: counts ? outputs[countIndex] : nil,
                                equalWeights: weights.allSatisfy { $0 == weights.first },
-                               selectsPastNetwork: !scalarPastNetwork)
+                               selectsPastNetwork: !scalarPastNetwork, countsLevels: countsLevels)
             if rejectionMap { built.rejectedFractions = (outputs[c], outputs[c + 1]) }
             let job = built
             // Threads take the next strip from a shared counter, so a thread
@@ -166,6 +170,9 @@ final class StripScratch {
     let deviations: UnsafeMutablePointer<SIMD8<Float>>
     /// Sigma-clip's integer deviations past the network, per frame.
     let integerDeviations: UnsafeMutablePointer<SIMD16<UInt16>>
+    /// Sigma-clip's samples per level past the network in an 8-bit store:
+    /// 16 pixels × `StripJob.countedLevels`, zero between groups.
+    let levelCounts: UnsafeMutablePointer<UInt16>
     /// One pixel's samples (frames × channels) and weights.
     let values: UnsafeMutablePointer<Float>
     let weights: UnsafeMutablePointer<Float>
@@ -190,6 +197,8 @@ final class StripScratch {
         penalty = .allocate(capacity: self.frames)
         deviations = .allocate(capacity: self.frames)
         integerDeviations = .allocate(capacity: self.frames)
+        levelCounts = .allocate(capacity: 16 * StripJob.countedLevels)
+        levelCounts.initialize(repeating: 0, count: 16 * StripJob.countedLevels)
         values = .allocate(capacity: self.frames * self.channels)
         weights = .allocate(capacity: self.frames)
         pixelOut = .allocate(capacity: self.channels)
@@ -198,7 +207,7 @@ final class StripScratch {
     }
 
     deinit {
-        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); lanes.deallocate(); orMask.deallocate()
+        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); levelCounts.deallocate(); lanes.deallocate(); orMask.deallocate()
         values.deallocate(); weights.deallocate(); pixelOut.deallocate(); countRow.deallocate()
     }
 }
@@ -230,6 +239,10 @@ struct StripJob: @unchecked Sendable {
     /// network select by bisection (else the scalar path, the tests'
     /// reference).
     var selectsPastNetwork = true
+    /// Whether sigma-clip with equal weights past the network counts the
+    /// levels of an 8-bit store (`reduceRowCounting`) rather than bisect;
+    /// the same bits either way.
+    var countsLevels = true
 
     /// The same reduction reading `strip` (a store of the same frames,
     /// width and channels), whose row 0 is output row `firstRow`. Its
@@ -237,7 +250,7 @@ struct StripJob: @unchecked Sendable {
     func reading(_ strip: FrameStore, outputFrom firstRow: Int) -> StripJob {
         StripJob(store: strip, kernel: kernel, weights: weights, network: network,
                  outputs: outputs.map { $0 + firstRow * strip.width }, counts: nil, equalWeights: equalWeights,
-                 selectsPastNetwork: selectsPastNetwork)
+                 selectsPastNetwork: selectsPastNetwork, countsLevels: countsLevels)
     }
 
     /// Reduces rows `rows` of the store into the same rows of the output.
@@ -265,6 +278,7 @@ struct StripJob: @unchecked Sendable {
                 case .median:
                     return reduceRowSelecting(y, scratch, as: T.self)
                 case .sigmaClip where equalWeights:
+                    if countsLevels && T.self == UInt8.self { return reduceRowCounting(y, scratch) }
                     return reduceRowSelecting(y, scratch, as: T.self)
                 case .sigmaClip, .mode, .rejection, .mean, .tukeyMean:
                     break

@@ -222,10 +222,14 @@ public final class FrameStore: @unchecked Sendable {
 
     /// Marks slot `index` stored. A mapped one-frame store (a frame
     /// `DeferredWarpStore` could not keep) is then complete, so its pages
-    /// leave the process until the reduce reads them.
+    /// leave the process until the reduce reads them, and its descriptor
+    /// is closed (a run may spill thousands of frames).
     private func finishFrame(_ index: Int) {
         stored.withLock { $0[index] = true }
-        if frameCount == 1 { buffer.dropResident(from: 0, count: byteCount) }
+        if frameCount == 1 {
+            buffer.dropResident(from: 0, count: byteCount)
+            buffer.closeDescriptor()
+        }
     }
 
     /// Throws `StackerError.invalidInput` unless `index` is one of
@@ -266,6 +270,10 @@ public final class FrameStore: @unchecked Sendable {
         }
     }
 
+    /// The most a read fault on a mapped file maps beyond the faulting page
+    /// (Linux's default `fault_around_bytes`).
+    static let faultAroundBytes = 64 << 10
+
     /// Copies rows `rows` of a one-frame store `source` (the same width,
     /// channels and depth) into rows `0 ..< rows.count` of slot `index`,
     /// samples and covered runs.
@@ -279,7 +287,15 @@ public final class FrameStore: @unchecked Sendable {
                 .copyMemory(from: source.buffer.base + y * rowBytes, byteCount: rowBytes)
             spans[to * frameCount + index] = source.spans[y]
         }
-        source.dropResident(rows: rows)
+        // A strip's rows of one frame may be less than a page, and a read
+        // fault maps the cached pages of its 64 KiB window (Linux's fault
+        // around), behind the rows too: drop from a window before the page
+        // holding their start, so every page read leaves the process once
+        // the strips after it are copied (a page another thread still reads
+        // is read back from the file).
+        let page = Platform.pageSize
+        let start = max(0, rows.lowerBound * rowBytes / page * page - Self.faultAroundBytes)
+        source.buffer.dropResident(from: start, count: rows.upperBound * rowBytes - start)
     }
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
@@ -303,10 +319,20 @@ public final class FrameStore: @unchecked Sendable {
                                             as _: T.Type) {
         let w = width, n = frameCount, c = channels
         let s = samples(as: T.self), runs = spans
+        // A mapped file's rows are quantised here and written with `pwrite`
+        // (see `FrameStoreBuffer`); in memory, straight into place.
+        let row: UnsafeMutablePointer<T>? = buffer.writesByDescriptor ? .allocate(capacity: w) : nil
+        defer { row?.deallocate() }
         for y in rows {
             let at = (y - rows.lowerBound) * w
             for ch in 0..<c {
-                T.store(source[ch] + at, into: s + ((y * n + index) * c + ch) * w, count: w)
+                let element = ((y * n + index) * c + ch) * w
+                if let row {
+                    T.store(source[ch] + at, into: row, count: w)
+                    buffer.write(row, count: w * MemoryLayout<T>.stride, at: element * MemoryLayout<T>.stride)
+                } else {
+                    T.store(source[ch] + at, into: s + element, count: w)
+                }
             }
             if let known = knownRuns(y) {
                 runs[y * n + index] = known.isEmpty ? SIMD2(0, 0) : SIMD2(Int32(known.lowerBound), Int32(known.upperBound))

@@ -135,16 +135,20 @@ struct StackPlan: Sendable, Equatable {
         options.calibration.isEmpty && options.normalization == .none
     }
 
-    /// The combination and its stores. Deferred warps are taken when the
-    /// decoded frames (1 byte per sample) fit in the memory limit; with Y,
-    /// Cb, Cr the limit is shared between the two stores in proportion to
-    /// their bytes.
+    /// The combination and its stores. Deferred warps are taken whenever
+    /// frames stay 8-bit, whatever the burst's size: `DeferredWarpStore`
+    /// keeps frames as bytes up to the memory limit and spills only the
+    /// rest (warped, one file each), where a `FrameStore` past the limit
+    /// spilled every frame (200 × 12 MP 4:2:0 at the default 2 GB: 4.8 GB
+    /// written to disk against about 2.1 GB;
+    /// docs/performance.md, issue 31). With Y, Cb, Cr the limit is shared
+    /// between the two stores in proportion to their bytes.
     private static func combination(options: StackOptions, reference r: Reference, depth: FrameStore.SampleDepth,
                                     deferWarps: Bool, frameCount: Int) -> Combination {
         guard let kernel = robustKernel(options) else { return .average(ycbcrFactor: r.ycbcrFactor) }
         let limit = options.memoryLimit
         guard let f = r.ycbcrFactor, kernel != .mode(tolerance: options.modeTolerance) else {
-            let deferred = deferWarps && frameCount * r.width * r.height * r.channels <= limit
+            let deferred = deferWarps
             return .robust(kernel, main: StoreLayout(width: r.width, height: r.height, channels: r.channels, depth: depth,
                                                      deferred: deferred, memoryLimit: limit),
                            chroma: nil, ycbcrFactor: nil)
@@ -152,8 +156,7 @@ struct StackPlan: Sendable, Equatable {
         // Chroma keeps 16 bits: RGB takes up to 1.772 × its rounding error
         // (B = Y + 1.772 Cb′), which an 8-bit chroma store would show.
         let chromaDepth = FrameStore.SampleDepth.sixteen
-        let decodedBytes = frameCount * (r.width * r.height + 2 * (r.width / f) * (r.height / f))
-        let deferred = deferWarps && decodedBytes <= limit
+        let deferred = deferWarps
         let lumaBytes = Double(f * f * (deferred ? 1 : depth.bytes))
         let chromaBytes = Double(2 * (deferred ? 1 : chromaDepth.bytes))
         let lumaLimit = Int(Double(limit) * lumaBytes / (lumaBytes + chromaBytes))
