@@ -92,8 +92,8 @@ struct Settings: Sendable {
     var referenceDir = "Benchmarks/reference"
     var astro = AstroSession.full
     /// The astro-rejection case's session: small, since it stacks once per
-    /// algorithm; 16-bit PNG, since release builds of `stack` crash reading
-    /// FITS (cfitsio's lock path, see docs/performance.md).
+    /// algorithm; 16-bit PNG, which both `stack` and Siril read, so the
+    /// figures in docs/performance.md stay comparable run to run.
     var rejectionSession = AstroSession(width: 1600, height: 1200, frames: 20, format: .png)
     /// The dng case's burst.
     var dng = DNGBurst.main
