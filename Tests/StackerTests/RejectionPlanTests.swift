@@ -14,7 +14,7 @@ struct RejectionPlanTests {
         let mad = StackPlanTests.options(.average) { $0.rejection = .named(.mad) }
         #expect(StackPlan.robustKernel(mad) == .rejection(.mad(kappaLow: 3, kappaHigh: 3)))
         #expect(StackPlan.referenceForm(mad) == .ycbcr(factor: 2))
-        let plan = StackPlan(options: mad, reference: StackPlanTests.jpeg420, frameCount: 20)
+        let plan = StackPlan(options: mad, reference: StackPlanTests.jpeg420)
         guard case .robust(.rejection, let luma, _?, 2) = plan.combination else {
             Issue.record("expected a Y, Cb, Cr rejection, got \(plan.combination)")
             return
@@ -26,7 +26,7 @@ struct RejectionPlanTests {
     func map() {
         let o = StackPlanTests.options(.sigmaClip) { $0.makesRejectionMap = true }
         #expect(StackPlan.referenceForm(o) == .bytes)
-        let plan = StackPlan(options: o, reference: Self.rgb8, frameCount: 20)
+        let plan = StackPlan(options: o, reference: Self.rgb8)
         guard case .robust(.sigmaClip, let main, nil, nil) = plan.combination else {
             Issue.record("expected an RGB sigma-clip, got \(plan.combination)")
             return

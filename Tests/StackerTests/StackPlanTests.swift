@@ -27,7 +27,7 @@ struct StackPlanTests {
 
     @Test("a 20-frame 12 MP 4:2:0 median: 8-bit luma store, 16-bit chroma, deferred warps, limit shared by bytes")
     func jpegMedian() {
-        let plan = StackPlan(options: Self.options(.median), reference: Self.jpeg420, frameCount: 20)
+        let plan = StackPlan(options: Self.options(.median), reference: Self.jpeg420)
         #expect(plan.form == .ycbcr(factor: 2))
         guard case .robust(.median, let luma, let chroma?, 2) = plan.combination else {
             Issue.record("expected a Y, Cb, Cr median, got \(plan.combination)")
@@ -44,19 +44,19 @@ struct StackPlanTests {
     @Test("8-bit warps are deferred for any alignment and any memory limit; not for a rejection map")
     func deferral() {
         let homography = StackPlan(options: Self.options(.median) { $0.alignment = .homography },
-                                   reference: Self.jpeg420, frameCount: 20)
+                                   reference: Self.jpeg420)
         let local = StackPlan(options: Self.options(.median) { $0.alignment = .local },
-                              reference: Self.jpeg420, frameCount: 20)
+                              reference: Self.jpeg420)
         let rejectionMap = StackPlan(options: Self.options(.median) {
             $0.alignment = .homography
             $0.makesRejectionMap = true
-        }, reference: Self.jpeg420, frameCount: 20)
+        }, reference: Self.jpeg420)
         let small = StackPlan(options: Self.options(.median) { $0.memoryLimit = 100 << 20 },
-                              reference: Self.jpeg420, frameCount: 20)
+                              reference: Self.jpeg420)
         let given = StackPlan(options: Self.options(.median) {
             $0.alignment = .homography
             $0.givenTransforms = Array(repeating: .translation(dx: 1, dy: 2), count: 20)
-        }, reference: Self.jpeg420, frameCount: 20)
+        }, reference: Self.jpeg420)
         for (plan, deferred) in [(homography, true), (local, true), (small, true), (given, true),
                                  (rejectionMap, false)] {
             guard case .robust(_, let luma, _, _) = plan.combination else {
@@ -74,7 +74,7 @@ struct StackPlanTests {
             $0.alignment = .stars
             $0.weighting = .auto
             $0.calibration.flat = ["flats"]
-        }, reference: fits, frameCount: 50)
+        }, reference: fits)
         #expect(calibrated.form == .floats)
         #expect(calibrated.measuresBackground && calibrated.weightsByNoise)
         guard case .robust(.sigmaClip, let store, nil, nil) = calibrated.combination else {
@@ -85,14 +85,14 @@ struct StackPlanTests {
         #expect(store.depth == .float32 && store.channels == 1 && !store.deferred)
 
         let rgb = StackPlan.Reference(width: 640, height: 480, channels: 3, bitDepth: 8, ycbcrFactor: nil)
-        let mode = StackPlan(options: Self.options(.mode), reference: rgb, frameCount: 10)
+        let mode = StackPlan(options: Self.options(.mode), reference: rgb)
         #expect(mode.form == .bytes)
         guard case .robust(.mode, let modeStore, nil, nil) = mode.combination else {
             Issue.record("expected one mode store")
             return
         }
         #expect(modeStore.depth == .eight && modeStore.channels == 3 && modeStore.deferred)
-        let average = StackPlan(options: Self.options(.average), reference: Self.jpeg420, frameCount: 10)
+        let average = StackPlan(options: Self.options(.average), reference: Self.jpeg420)
         #expect(average.combination == .average(ycbcrFactor: 2))
     }
 }

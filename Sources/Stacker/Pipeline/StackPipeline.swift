@@ -49,7 +49,7 @@ enum StackPipeline {
             reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance,
                               referenceBalance: referenceBalance)
         }
-        let plan = StackPlan(options: options, reference: reference.planFacts, frameCount: sources.count)
+        let plan = StackPlan(options: options, reference: reference.planFacts)
         let channels = reference.channels
         let band = options.rowBand.map { RowBand.rows(band: $0.band, of: $0.of, height: reference.height) }
         // Built before the workers start: populating its memory while they

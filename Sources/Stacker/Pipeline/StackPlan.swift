@@ -71,8 +71,10 @@ struct StackPlan: Sendable, Equatable {
         }
     }
 
-    /// The plan for `frameCount` frames stacked with `options` onto `reference`.
-    init(options: StackOptions, reference: Reference, frameCount: Int) {
+    /// The plan for frames stacked with `options` onto `reference`. It does
+    /// not depend on how many frames there are: a store past the memory
+    /// limit spills to temporary files whatever the count.
+    init(options: StackOptions, reference: Reference) {
         self.reference = reference
         let calibrated = !options.calibration.isEmpty
         let keepBytes = Self.keepsBytes(options)
@@ -93,7 +95,7 @@ struct StackPlan: Sendable, Equatable {
         let deferWarps = keepBytes && !options.makesRejectionMap
         makesRejectionMap = options.makesRejectionMap
         combination = Self.combination(options: options, reference: reference, depth: depth,
-                                       deferWarps: deferWarps, frameCount: frameCount)
+                                       deferWarps: deferWarps)
     }
 
     /// The store depth for a reference of `bitDepth` bits per sample: 8 for
@@ -138,13 +140,12 @@ struct StackPlan: Sendable, Equatable {
     /// The combination and its stores. Deferred warps are taken whenever
     /// frames stay 8-bit, whatever the burst's size: `DeferredWarpStore`
     /// keeps frames as bytes up to the memory limit and spills only the
-    /// rest (warped, one file each), where a `FrameStore` past the limit
-    /// spilled every frame (200 × 12 MP 4:2:0 at the default 2 GB: 4.8 GB
-    /// written to disk against about 2.1 GB;
-    /// docs/performance.md, issue 31). With Y, Cb, Cr the limit is shared
-    /// between the two stores in proportion to their bytes.
+    /// rest (warped, one file each), so less goes to disk than when every
+    /// frame of a store past the limit is spilled (docs/performance.md,
+    /// issue 31). With Y, Cb, Cr the limit is shared between the two stores
+    /// in proportion to their bytes.
     private static func combination(options: StackOptions, reference r: Reference, depth: FrameStore.SampleDepth,
-                                    deferWarps: Bool, frameCount: Int) -> Combination {
+                                    deferWarps: Bool) -> Combination {
         guard let kernel = robustKernel(options) else { return .average(ycbcrFactor: r.ycbcrFactor) }
         let limit = options.memoryLimit
         guard let f = r.ycbcrFactor, kernel != .mode(tolerance: options.modeTolerance) else {
