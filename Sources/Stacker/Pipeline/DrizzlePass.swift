@@ -43,9 +43,11 @@ enum DrizzlePass {
         let balance = reference.raw?.whiteBalance
         let referenceBackground = options.normalization != .none ? reference.image.backgroundStatistics : []
         let mosaic = reference.pattern != nil
-        let noise = noiseSigmas(reference)
-        let steering = input.drizzle.merge == .kernel
-            ? clock.time(.stack) { SteeredKernelField(luma: input.stack.luma, noise: noise.luma) } : nil
+        // The reference's noise is measured only for the merges that use it.
+        let noise = options.robustAverage || input.drizzle.merge == .kernel ? noiseSigmas(reference) : nil
+        let steering = noise.flatMap { n in
+            input.drizzle.merge == .kernel ? clock.time(.stack) { SteeredKernelField(luma: input.stack.luma, noise: n.luma) } : nil
+        }
         let accumulator = DrizzleAccumulator(inputWidth: input.stack.width, inputHeight: input.stack.height,
                                              channels: input.stack.channels, mosaic: mosaic, options: input.drizzle,
                                              steering: steering)
@@ -56,11 +58,9 @@ enum DrizzlePass {
         let stack = inverse.map { RawColour.transformed(input.stack, matrix: $0) } ?? input.stack
         var rejection = options.mode == .sigmaClip || options.rejection != nil
             ? DrizzleRejection(stack: stack, kappaLow: options.kappaLow, kappaHigh: options.kappaHigh) : nil
-        if options.robustAverage && mosaic {
-            throw StackerError.invalidInput(path: input.names[options.referenceIndex], reason: "--robust with --scale needs colour frames, not a CFA mosaic (Bayer drizzle); use --mode sigma-clip")
+        let robustness = noise.flatMap { n in
+            options.robustAverage ? DrizzleRobustness(stack: stack, noise: n.channels, scale: input.drizzle.scale) : nil
         }
-        let robustness = options.robustAverage
-            ? DrizzleRobustness(stack: stack, noise: noise.channels, scale: input.drizzle.scale) : nil
         @Sendable func prepared(_ k: Int) -> Result<DrizzleFrame, StackerError> {
             let index = used[k]
             do {
