@@ -10,12 +10,15 @@ private final class HEIFContext {
     let raw: OpaquePointer
 
     /// Parses the boxes of `bytes` (no pixels are decoded). Images wider or
-    /// taller than `maxSide` are refused by libheif itself.
+    /// taller than `maxSide` are refused by libheif itself, and a grid or
+    /// overlay whose canvas is larger than its announced size by
+    /// `HEIFDerivedCanvas` before libheif sees the file.
     /// The corresponding C functions are `heif_context_alloc` and
     /// `heif_context_read_from_memory_without_copy`.
     /// - Throws: `StackerError.unreadable` naming `path`.
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxSide: Int, path: String) throws {
         HEIFCodec.initialise()
+        try HEIFDerivedCanvas.check(bytes, path: path)
         guard let ctx = heif_context_alloc() else {
             throw StackerError.unreadable(path: path, reason: "cannot start the HEIF decoder")
         }
@@ -193,7 +196,9 @@ private final class HEIFDecodedImage {
 ///   as libheif converts YCbCr with the file's matrix; alpha is dropped.
 /// - Memory: width × height is checked against `maxPixels` from the box
 ///   headers before anything is decoded (the larger of the announced and
-///   the stored size), and libheif's per-side limit is lowered to
+///   the stored size), a grid or overlay canvas larger than its stored
+///   size is refused (`HEIFDerivedCanvas`: libheif allocates the canvas the
+///   item declares), and libheif's per-side limit is lowered to
 ///   `maxPixels` when that is smaller; the decoded image may not hold more
 ///   pixels than was checked.
 enum HEIFCodec {
