@@ -39,42 +39,53 @@ extension Bench {
         check("HEIC median / HEIC decode floor, of medians", m.medianWall / f.medianWall, "(info)") { _ in true }
     }
 
-    /// 20 × 24 MP 16-bit RGGB DNG (`settings.dng`), `--mode median` with
-    /// the bilinear and the RCD debayer, against LibRaw opening and
-    /// unpacking the same files (the floor the issue names) and against
-    /// `ImageFile.read` (the unpack plus our black level, scaling and
-    /// conversion to a float mosaic), in rounds.
+    /// 20 × 24 MP 16-bit RGGB DNG (`settings.dng`), stored uncompressed
+    /// and as lossless JPEG (the same samples, as cameras write them),
+    /// `--mode median` with the bilinear and the RCD debayer, each against
+    /// LibRaw opening and unpacking the same files (the floor the issue
+    /// names: little more than a copy for the uncompressed files, a
+    /// lossless JPEG decode for the others) and against `ImageFile.read`
+    /// (the unpack plus our black level, scaling and conversion to a float
+    /// mosaic), all in the same rounds.
     func dngCases() throws {
-        let burst = settings.dng
-        try burst.ensure(in: settings.work, log: log)
-        let paths = burst.paths(in: settings.work)
-        let unpackName = "libraw-unpack \(burst.label)", readName = "read-floor \(burst.label)"
+        let bursts = [settings.dng.uncompressed, settings.dng.losslessJPEG]
+        for burst in bursts { try burst.ensure(in: settings.work, log: log) }
         let debayers = ["bilinear", "rcd"]
-        var unpack: [Sample] = [], read: [Sample] = [], runs: [String: [Sample]] = [:]
+        var unpack: [String: [Sample]] = [:], read: [String: [Sample]] = [:], runs: [String: [Sample]] = [:]
         for r in 0..<settings.repeats {
-            unpack.append(try floorRun(name: unpackName, paths: paths, raw: false, libraw: true, round: r))
-            read.append(try floorRun(name: readName, paths: paths, raw: false, round: r))
-            for d in debayers {
-                runs[d, default: []].append(try stackRun(name: "median \(burst.label) \(d)", paths: paths, mode: "median", round: r,
-                                                         extra: ["--debayer", d]))
+            for burst in bursts {
+                let paths = burst.paths(in: settings.work)
+                unpack[burst.name, default: []].append(try floorRun(name: "libraw-unpack \(burst.label)", paths: paths, raw: false, libraw: true, round: r))
+                read[burst.name, default: []].append(try floorRun(name: "read-floor \(burst.label)", paths: paths, raw: false, round: r))
+                for d in debayers {
+                    runs[burst.name + d, default: []].append(try stackRun(name: "median \(burst.label) \(d)", paths: paths, mode: "median",
+                                                                          round: r, extra: ["--debayer", d]))
+                }
             }
         }
         let threads = StackOptions.defaultThreadCount
-        let u = CaseResult(name: unpackName, what: "libraw_open_buffer + libraw_unpack, \(threads) threads",
-                           frames: paths.count, megapixels: burst.megapixels, samples: unpack, note: "LibRaw unpack floor")
-        var f = CaseResult(name: readName, what: "ImageFile.read (LibRaw unpack → float mosaic), \(threads) threads",
-                           frames: paths.count, megapixels: burst.megapixels, samples: read)
-        f.note = String(format: "%.2f× the unpack floor", pairedRatio(f, u))
-        report.cases += [u, f]
-        check("DNG read floor / LibRaw unpack, per round", pairedRatio(f, u), "(info)") { _ in true }
-        for d in debayers {
-            var m = CaseResult(name: "median \(burst.label) \(d)", what: "stack --mode median --debayer \(d) on 16-bit RGGB DNG",
-                               frames: paths.count, megapixels: burst.megapixels, samples: runs[d] ?? [])
-            let ratio = pairedRatio(m, u)
-            m.extra = ["ratio_to_unpack_per_round": ratio, "ratio_to_read_floor_per_round": pairedRatio(m, f)]
-            m.note = String(format: "%.2f× the LibRaw unpack floor", ratio)
-            report.cases.append(m)
-            check("DNG median (\(d)) / LibRaw unpack floor, per round", ratio, "(info)") { _ in true }
+        for burst in bursts {
+            let storage = burst.compression == .ljpeg ? "lossless JPEG, 256 × 256 tiles" : "uncompressed"
+            var u = CaseResult(name: "libraw-unpack \(burst.label)", what: "libraw_open_buffer + libraw_unpack (\(storage)), \(threads) threads",
+                               frames: burst.frames, megapixels: burst.megapixels, samples: unpack[burst.name] ?? [])
+            u.extra = ["cpu_s_per_frame": u.medianCPU / Double(burst.frames)]
+            u.note = String(format: "LibRaw unpack floor, %.3f CPU-s/frame", u.extra["cpu_s_per_frame"]!)
+            var f = CaseResult(name: "read-floor \(burst.label)", what: "ImageFile.read (LibRaw unpack → float mosaic), \(threads) threads",
+                               frames: burst.frames, megapixels: burst.megapixels, samples: read[burst.name] ?? [])
+            f.note = String(format: "%.2f× the unpack floor", pairedRatio(f, u))
+            report.cases += [u, f]
+            check("\(burst.label) read floor / LibRaw unpack, per round", pairedRatio(f, u), "(info)") { _ in true }
+            for d in debayers {
+                var m = CaseResult(name: "median \(burst.label) \(d)", what: "stack --mode median --debayer \(d) on 16-bit RGGB DNG (\(storage))",
+                                   frames: burst.frames, megapixels: burst.megapixels, samples: runs[burst.name + d] ?? [])
+                let ratio = pairedRatio(m, u), cpuRatio = m.medianCPU / u.medianCPU
+                m.extra = ["ratio_to_unpack_per_round": ratio, "ratio_to_read_floor_per_round": pairedRatio(m, f),
+                           "cpu_ratio_to_unpack": cpuRatio]
+                m.note = String(format: "%.2f× the LibRaw unpack floor (CPU %.2f×)", ratio, cpuRatio)
+                report.cases.append(m)
+                check("\(burst.label) median (\(d)) / LibRaw unpack floor, per round", ratio, "(info)") { _ in true }
+                check("\(burst.label) median (\(d)) / LibRaw unpack floor, CPU", cpuRatio, "(info)") { _ in true }
+            }
         }
     }
 

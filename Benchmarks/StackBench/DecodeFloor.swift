@@ -132,10 +132,14 @@ struct RawLibRaw: @unchecked Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
         guard let handle = initialise(0) else { throw BenchError("libraw_init failed") }
         defer { close(handle) }
+        // LibRaw reads the buffer during the unpack too, so both calls run
+        // while it is pinned: outside the closure Swift may free it at its last use.
         let bytes = [UInt8](data)
-        let opened = bytes.withUnsafeBytes { openBuffer(handle, $0.baseAddress, $0.count) }
+        let (opened, unpacked) = bytes.withUnsafeBytes { buffer -> (Int32, Int32) in
+            let opened = openBuffer(handle, buffer.baseAddress, buffer.count)
+            return (opened, opened == 0 ? unpackData(handle) : 0)
+        }
         guard opened == 0 else { throw BenchError("\(path): libraw_open_buffer failed (\(opened))") }
-        let unpacked = unpackData(handle)
         guard unpacked == 0 else { throw BenchError("\(path): libraw_unpack failed (\(unpacked))") }
     }
 }

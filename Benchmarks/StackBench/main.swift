@@ -40,8 +40,9 @@ OPTIONS:
                      effect: stack effect's blur on a generated 12 MP portrait
                      in process, one thread (blur stage, whole PortraitEffect.apply,
                      the same JPEG's decode floor; wall and CPU)
-                     dng: 20 × 24 MP 16-bit RGGB DNG median (bilinear and rcd)
-                     against LibRaw's unpack of the same files and ImageFile.read
+                     dng: 20 × 24 MP 16-bit RGGB DNG median (bilinear and rcd),
+                     uncompressed and lossless JPEG, each against LibRaw's
+                     unpack of the same files and ImageFile.read
   --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
   --repeat N         runs per case (default 3, at least 1)
   --astro-size WxH   frame size of the astro case's session (default 6000x4000)
@@ -71,7 +72,8 @@ for `heic` the same street scene as 20 × 12 MP
 HEIC q89 4:2:0 (PNG frames through heif-enc, x265 preset ultrafast; ~0.2 GB); for
 `ser` SER videos of its luma (mono, little-endian, timestamps): 200 × 1280×960
 16-bit (~0.5 GB), 200 and 2,000 × 320×240 8-bit (~0.17 GB); for `dng` its
-frames as uncompressed 16-bit RGGB DNGs (SceneGen's DNGFile; ~0.96 GB).
+frames as uncompressed 16-bit RGGB DNGs (SceneGen's DNGFile; ~0.96 GB) and
+the same samples as lossless JPEG DNGs in 256 × 256 tiles.
 """
 
 /// Parsed command line.

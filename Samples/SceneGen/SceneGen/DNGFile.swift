@@ -1,8 +1,9 @@
 public import Stacker
 
 /// A minimal Adobe DNG 1.4 writer: one little-endian IFD holding a
-/// 16-bit CFA mosaic (PhotometricInterpretation 32803, uncompressed, one
-/// strip) and the tags a raw reader needs to interpret it — DNGVersion,
+/// 16-bit CFA mosaic (PhotometricInterpretation 32803; uncompressed in one
+/// strip, or lossless JPEG in tiles as cameras and Adobe's converter write
+/// it, see `Compression`) and the tags a raw reader needs to interpret it — DNGVersion,
 /// CFARepeatPatternDim and CFAPattern, BlackLevelRepeatDim and BlackLevel
 /// (one level per position of the 2 × 2 pattern), WhiteLevel, ColorMatrix1
 /// with its illuminant, AsShotNeutral, UniqueCameraModel, Make, Model and
@@ -31,6 +32,31 @@ public struct DNGFile: Sendable {
     /// When false, the file has every tag but no strip: a metadata-only
     /// sample, as ExifTool's test files are.
     public var withPixels = true
+    /// How the samples are stored (default `.none`).
+    public var compression = Compression.none
+    /// The side of the square tiles lossless JPEG data is written in, a
+    /// multiple of 16 (Adobe's converter uses 256). See `Compression.ljpeg`
+    /// for when one strip is written instead.
+    public var tileSize = 256
+    /// The lossless JPEG predictor (T.81 Table H.1, 1…7; DNG writers use 1).
+    public var predictor = 1
+
+    /// How a DNG stores its CFA samples (the Compression tag).
+    public enum Compression: String, Sendable, CaseIterable {
+        /// Compression = 1: 16-bit little-endian samples, one strip.
+        case none
+        /// Compression = 7: lossless JPEG (`LosslessJPEGEncoder`), each
+        /// tile one JPEG whose rows hold a tile row as two components (the
+        /// even and the odd columns), so predictor 1 predicts each sample
+        /// from the same CFA colour two columns left. The tiles at the right
+        /// and bottom edges are full size, padded with the nearest samples
+        /// of the same colour. One strip holding one JPEG of the whole image
+        /// (one component if the width is odd) is written instead when the
+        /// tiling would trip LibRaw 0.20: a single tile (one TileOffsets
+        /// entry is read as a strip), four tiles (read as a Sinar 4-shot),
+        /// or a tile half as wide as the image (its rows read as whole rows).
+        case ljpeg
+    }
 
     /// A file of the given size and levels; the other tags take plain values
     /// (RGGB, no orientation, neutral (0.5, 1, 0.8), an sRGB-like matrix).
@@ -77,32 +103,78 @@ public struct DNGFile: Sendable {
     /// last, as in camera files, so a truncated file keeps its tags.
     public func bytes(samples: [UInt16]) -> [UInt8] {
         precondition(samples.count == width * height, "need \(width * height) samples, got \(samples.count)")
-        let head = header(stripOffset: 0)  // its length does not depend on the offset
-        var out = header(stripOffset: head.count)
-        if withPixels {
-            out.reserveCapacity(out.count + 2 * samples.count)
-            for s in samples {
-                out.append(UInt8(truncatingIfNeeded: s))
-                out.append(UInt8(truncatingIfNeeded: s >> 8))
-            }
+        let blocks = withPixels ? dataBlocks(samples) : []
+        let sizes = blocks.map(\.count)
+        // The directory's length does not depend on the offsets' values.
+        let headLength = header(offsets: sizes.map { _ in 0 }, byteCounts: sizes).count
+        var offsets: [Int] = [], at = headLength
+        for n in sizes {
+            offsets.append(at)
+            at += n
         }
+        var out = header(offsets: offsets, byteCounts: sizes)
+        out.reserveCapacity(at)
+        for block in blocks { out += block }
         return out
     }
 
-    /// The TIFF header, the IFD and the values it points to, for a strip at `stripOffset`.
-    private func header(stripOffset: Int) -> [UInt8] {
+    /// The tile grid (across, down) lossless JPEG data is written in, or
+    /// nil for one strip (see `Compression.ljpeg`).
+    public var tiles: (across: Int, down: Int)? {
+        guard compression == .ljpeg else { return nil }
+        precondition(tileSize >= 16 && tileSize % 16 == 0, "the tile size must be a multiple of 16, got \(tileSize)")
+        let across = (width + tileSize - 1) / tileSize, down = (height + tileSize - 1) / tileSize
+        return across * down == 1 || across * down == 4 || 2 * tileSize == width ? nil : (across, down)
+    }
+
+    /// The stored data: one strip, or one block per tile, row by row.
+    private func dataBlocks(_ samples: [UInt16]) -> [[UInt8]] {
+        switch compression {
+        case .none:
+            var strip = [UInt8]()
+            strip.reserveCapacity(2 * samples.count)
+            for s in samples {
+                strip.append(UInt8(truncatingIfNeeded: s))
+                strip.append(UInt8(truncatingIfNeeded: s >> 8))
+            }
+            return [strip]
+        case .ljpeg:
+            guard let (across, down) = tiles else {
+                let components = width % 2 == 0 ? 2 : 1
+                return [LosslessJPEGEncoder.encode(samples, width: width / components, height: height,
+                                                   components: components, predictor: predictor)]
+            }
+            precondition(width >= 2 && height >= 2, "a tiled mosaic needs 2 × 2 pixels")
+            // Past the edge, the nearest pixel of the same CFA colour.
+            func inside(_ v: Int, _ n: Int) -> Int { v < n ? v : n - 2 + ((v - n) & 1) }
+            let t = tileSize
+            return (0..<(across * down)).map { k in
+                let x0 = (k % across) * t, y0 = (k / across) * t
+                var tile = [UInt16](repeating: 0, count: t * t)
+                for y in 0..<t {
+                    let row = inside(y0 + y, height) * width
+                    for x in 0..<t { tile[y * t + x] = samples[row + inside(x0 + x, width)] }
+                }
+                return LosslessJPEGEncoder.encode(tile, width: t / 2, height: t, components: 2, predictor: predictor)
+            }
+        }
+    }
+
+    /// The TIFF header, the IFD and the values it points to, for data blocks
+    /// (strip or tiles) at `offsets` of `byteCounts` bytes; none for a file
+    /// without pixels.
+    private func header(offsets: [Int], byteCounts: [Int]) -> [UInt8] {
         var entries: [Entry] = [
             Self.longs(254, [0]),
             Self.longs(256, [UInt32(width)]),
             Self.longs(257, [UInt32(height)]),
             Self.shorts(258, [16]),
-            Self.shorts(259, [1]),
+            Self.shorts(259, [compression == .ljpeg ? 7 : 1]),
             Self.shorts(262, [32803]),
             Self.ascii(271, make),
             Self.ascii(272, model),
             Self.shorts(274, [UInt32(orientation)]),
             Self.shorts(277, [1]),
-            Self.longs(278, [UInt32(height)]),
             Self.shorts(284, [1]),
             Self.shorts(33421, [2, 2]),
             Self.bytes(33422, cfaPattern),
@@ -117,8 +189,15 @@ public struct DNGFile: Sendable {
             Self.rationals(50728, asShotNeutral, signed: false),
             Self.shorts(50778, [21]),
         ]
-        if withPixels {
-            entries += [Self.longs(273, [UInt32(stripOffset)]), Self.longs(279, [UInt32(2 * width * height)])]
+        if let tiles, withPixels {
+            precondition(offsets.count == tiles.across * tiles.down)
+            entries += [Self.longs(322, [UInt32(tileSize)]), Self.longs(323, [UInt32(tileSize)]),
+                        Self.longs(324, offsets.map(UInt32.init)), Self.longs(325, byteCounts.map(UInt32.init))]
+        } else {
+            entries.append(Self.longs(278, [UInt32(height)]))
+            if withPixels {
+                entries += [Self.longs(273, offsets.map(UInt32.init)), Self.longs(279, byteCounts.map(UInt32.init))]
+            }
         }
         entries.sort { $0.tag < $1.tag }
         var out: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + Self.le(8, 4)

@@ -49,6 +49,7 @@ enum StackPipeline {
         let calibration = try calibrating(&reference, options: options, clock: clock)
         // Under `--wb camera` every raw takes the reference's as-shot balance.
         let referenceBalance = reference.raw?.whiteBalance
+        let debayerRecord = DebayerRecord(channels: reference.channels, fileSays: reference.cfa, options: options)
         clock.time(.calibrate) {
             reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance,
                               referenceBalance: referenceBalance)
@@ -71,6 +72,7 @@ enum StackPipeline {
         carried.linearLight = reference.raw != nil
         let referenceRange = reference.storedRange
         if options.whiteBalance == .camera { carried.whiteBalance = referenceBalance }
+        carried.debayer = debayerRecord
         let preparer = FramePreparer(sources: sources, names: names, options: options, plan: plan,
                                      calibration: calibration, registration: registration, early: early,
                                      reference: consume reference, duplicates: duplicates,

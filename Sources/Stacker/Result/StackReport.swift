@@ -32,6 +32,9 @@ public struct StackReport: Sendable {
         out += "  \"reference\": \(result.referenceIndex),\n"
         out += "  \"referenceChoice\": \(JSONText.string(options.automaticReference ? "sharpest" : "given")),\n"
         out += "  \"output\": \(JSONText.string(outputPath)),\n"
+        if let d = result.metadata.debayer {
+            out += "  \"debayer\": \(d.json),\n"
+        }
         if let m = result.metadata.whiteBalance {
             out += "  \"whiteBalance\": [\(m.map { JSONText.number(Double($0)) }.joined(separator: ", "))],\n"
         }

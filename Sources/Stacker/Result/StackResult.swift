@@ -21,6 +21,9 @@ public struct CarriedMetadata: Sendable, Equatable {
     /// balanced with under `--wb camera`: the reference frame's as-shot
     /// balance; nil when none was applied.
     public var whiteBalance: [Float]?
+    /// How the reference's CFA mosaic was debayered (method, pattern and
+    /// its source, `--wb`); nil when it was not a debayered mosaic.
+    public var debayer: DebayerRecord?
 
     public init(exif: [UInt8]? = nil, bitDepth: Int, keywords: [FITSKeyword] = [], iccProfile: [UInt8]? = nil,
                 xmp: [UInt8]? = nil, iptc: [UInt8]? = nil) {
