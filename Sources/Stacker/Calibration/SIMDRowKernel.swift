@@ -81,4 +81,73 @@ extension SIMDRowKernel {
         }
         return (even, odd)
     }
+
+    // MARK: rows split by column parity (`HalfRow`)
+
+    /// Calls `body` with the start index of each block of `V.scalarCount`
+    /// sites of column parity `p` (site `i` is column `2i + p`) covering the
+    /// columns `lo..<hi`, the last block moved back to end at the last
+    /// site (so a kernel must not read what it writes), and nil; or, when
+    /// there are fewer sites than lanes, once with the first site and a
+    /// mask of the lanes that are sites (`put` stores only those; the
+    /// others read past the range, into `HalfRowRing`'s slack).
+    @inline(__always)
+    static func halfBlocks<V: SIMD>(_: V.Type, parity p: Int, _ lo: Int, _ hi: Int,
+                                    _ body: (Int, V.MaskStorage?) -> Void) where V.Scalar == Float {
+        let n = V.scalarCount
+        let first = (lo - p + 1) >> 1, end = (hi - p + 1) >> 1
+        if end - first >= n {
+            var i = first
+            while i + n <= end { body(i, nil); i += n }
+            if i < end { body(end - n, nil) }
+        } else if end > first {
+            var keep = V.MaskStorage()
+            for k in 0..<(end - first) { keep[k] = -1 }
+            body(first, keep)
+        }
+    }
+
+    /// Stores `v` at `row + i`, or with `keep` only its lanes where `keep` is all ones.
+    @inline(__always)
+    static func put<V: SIMD>(_ v: V, _ row: Row, _ i: Int, _ keep: V.MaskStorage?) where V.Scalar == Float {
+        if let keep { store(v, row, i, where: keep) } else { store(v, row, i) }
+    }
+
+    /// Splits the `count` samples from `src` by column parity into `out`
+    /// (`max(s, 0)` of each with `clampingAtZero`, as a select that vectorises).
+    static func deinterleave(_ src: UnsafePointer<Float>, count: Int, into out: HalfRow, clampingAtZero clamp: Bool) {
+        let pairs = count >> 1, even = out.even, odd = out.odd
+        if clamp {
+            for i in 0..<pairs {
+                let a = src[2 * i], b = src[2 * i + 1]
+                even[i] = a <= 0 ? 0 : a
+                odd[i] = b <= 0 ? 0 : b
+            }
+            if count & 1 == 1 { let a = src[count - 1]; even[pairs] = a <= 0 ? 0 : a }
+        } else {
+            for i in 0..<pairs {
+                even[i] = src[2 * i]
+                odd[i] = src[2 * i + 1]
+            }
+            if count & 1 == 1 { even[pairs] = src[count - 1] }
+        }
+    }
+
+    /// Writes the columns `lo..<hi` of `row`, split by parity, into `out`'s columns `lo..<hi`.
+    static func interleave(_ row: HalfRow, into out: Row, lo: Int, hi: Int) {
+        var x = lo
+        if x & 1 == 1 && x < hi { out[x] = row.odd[x >> 1]; x += 1 }
+        let pairs = (hi - x) >> 1, start = x >> 1
+        let even = row.even + start, odd = row.odd + start, o = out + x
+        for k in 0..<pairs {
+            o[2 * k] = even[k]
+            o[2 * k + 1] = odd[k]
+        }
+        if x + 2 * pairs < hi { out[hi - 1] = row.even[(hi - 1) >> 1] }
+    }
+
+    /// Copies the columns `lo..<hi` of `row` into the same columns of `out` (split by parity).
+    static func scatterColumns(_ row: UnsafePointer<Float>, into out: HalfRow, lo: Int, hi: Int) {
+        for x in lo..<hi { out.half(x)[x >> 1] = row[x] }
+    }
 }
