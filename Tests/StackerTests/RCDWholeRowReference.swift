@@ -100,7 +100,7 @@ enum RCDWholeRowReferenceKernels: SIMDRowKernel {
 
     /// Step 2: the low-pass at every column of `lo..<hi` (rows `m0 ± 1` of the clamped mosaic).
     static func lowPass<V: SIMD>(_: V.Type, up: Row, m0: Row, down: Row, into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let c: V = load(m0, x)
             let cross: V = load(up, x) + load(down, x) + load(m0, x - 1) + load(m0, x + 1)
             let diag: V = load(up, x - 1) + load(up, x + 1) + load(down, x - 1) + load(down, x + 1)
@@ -114,7 +114,7 @@ enum RCDWholeRowReferenceKernels: SIMDRowKernel {
     /// row repeated 7 times and shift 1, horizontal).
     static func highPassEnergy<V: SIMD>(_: V.Type, rows r: [Row], shift s: Int, into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
         let r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3], r4 = r[4], r5 = r[5], r6 = r[6]
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let m3: V = load(r0, x - 3 * s), m2: V = load(r1, x - 2 * s), m1: V = load(r2, x - s)
             let c: V = load(r3, x)
             let p1: V = load(r4, x + s), p2: V = load(r5, x + 2 * s), p3: V = load(r6, x + 3 * s)
@@ -129,7 +129,7 @@ enum RCDWholeRowReferenceKernels: SIMDRowKernel {
     static func discrimination<V: SIMD>(_: V.Type, a: (Row, Row, Row), aShift: Int, b: (Row, Row, Row), bShift: Int,
                                         into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
         let floor = V(repeating: epsSquared)
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let sa = atLeast(floor, load(a.0, x - aShift) + load(a.1, x) + load(a.2, x + aShift) as V)
             let sb = atLeast(floor, load(b.0, x - bShift) + load(b.1, x) + load(b.2, x + bShift) as V)
             store(sa / (sa + sb), out, x)
@@ -155,7 +155,7 @@ enum RCDWholeRowReferenceKernels: SIMDRowKernel {
         let lN = lpf[0], l0 = lpf[2], lS = lpf[4]
         let masks = parityMasks(V.self, parity: parity)
         let e = V(repeating: eps)
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let c: V = load(c0, x)
             let mN1: V = load(n1, x), mS1: V = load(s1, x), mN2: V = load(n2, x), mS2: V = load(s2, x)
             let mW1: V = load(c0, x - 1), mE1: V = load(c0, x + 1), mW2: V = load(c0, x - 2), mE2: V = load(c0, x + 2)
@@ -189,7 +189,7 @@ enum RCDWholeRowReferenceKernels: SIMDRowKernel {
         let cN3 = cr[0], cN1 = cr[2], c0 = cr[3], cS1 = cr[4], cS3 = cr[6]
         let masks = parityMasks(V.self, parity: parity)
         let e = V(repeating: eps)
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let g: V = load(g0, x)
             let cNW: V = load(cN1, x - 1), cNE: V = load(cN1, x + 1), cSW: V = load(cS1, x - 1), cSE: V = load(cS1, x + 1)
             let nwGrad = e + mag(cNW - cSE) + mag(cNW - load(cN3, x - 3)) + mag(g - load(gN2, x - 2))
@@ -217,7 +217,7 @@ enum RCDWholeRowReferenceKernels: SIMDRowKernel {
         let e = V(repeating: eps)
         let rN3 = r[0], rN1 = r[2], r0 = r[3], rS1 = r[4], rS3 = r[6]
         let bN3 = b[0], bN1 = b[2], b0 = b[3], bS1 = b[4], bS3 = b[6]
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let g: V = load(g0, x)
             let gN: V = load(gN1, x), gS: V = load(gS1, x), gW: V = load(g0, x - 1), gE: V = load(g0, x + 1)
             let nG = mag(g - load(gN2, x)), sG = mag(g - load(gS2, x))

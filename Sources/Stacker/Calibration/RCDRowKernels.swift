@@ -25,7 +25,8 @@ enum RCDRowKernels: SIMDRowKernel {
         let u0 = up.tap(p, 0), uW = up.tap(p, -1), uE = up.tap(p, 1)
         let d0 = down.tap(p, 0), dW = down.tap(p, -1), dE = down.tap(p, 1)
         let o = out.tap(p, 0)
-        halfBlocks(V.self, parity: p, lo, hi) { i, keep in
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
             let c: V = load(c0, i)
             let cross: V = load(u0, i) + load(d0, i) + load(w1, i) + load(e1, i)
             let diag: V = load(uW, i) + load(uE, i) + load(dW, i) + load(dE, i)
@@ -42,7 +43,8 @@ enum RCDRowKernels: SIMDRowKernel {
         let t0 = r[0].tap(p, -3 * s), t1 = r[1].tap(p, -2 * s), t2 = r[2].tap(p, -s), t3 = r[3].tap(p, 0)
         let t4 = r[4].tap(p, s), t5 = r[5].tap(p, 2 * s), t6 = r[6].tap(p, 3 * s)
         let o = out.tap(p, 0)
-        halfBlocks(V.self, parity: p, lo, hi) { i, keep in
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
             let m3: V = load(t0, i), m2: V = load(t1, i), m1: V = load(t2, i)
             let c: V = load(t3, i)
             let p1: V = load(t4, i), p2: V = load(t5, i), p3: V = load(t6, i)
@@ -61,7 +63,8 @@ enum RCDRowKernels: SIMDRowKernel {
         let a0 = a.0.tap(p, -aShift), a1 = a.1.tap(p, 0), a2 = a.2.tap(p, aShift)
         let b0 = b.0.tap(p, -bShift), b1 = b.1.tap(p, 0), b2 = b.2.tap(p, bShift)
         let o = out.tap(p, 0)
-        halfBlocks(V.self, parity: p, lo, hi) { i, keep in
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
             let sa = atLeast(floor, load(a0, i) + load(a1, i) + load(a2, i) as V)
             let sb = atLeast(floor, load(b0, i) + load(b1, i) + load(b2, i) as V)
             put(sa / (sa + sb), o, i, keep)
@@ -100,7 +103,8 @@ enum RCDRowKernels: SIMDRowKernel {
         let d = refineTaps(vh, parity: p)
         let o = g.tap(p, 0)
         let e = V(repeating: eps)
-        halfBlocks(V.self, parity: p, lo, hi) { i, keep in
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
             let c: V = load(c0, i)
             let mN1: V = load(n1, i), mS1: V = load(s1, i), mN2: V = load(n2, i), mS2: V = load(s2, i)
             let mW1: V = load(w1, i), mE1: V = load(e1, i), mW2: V = load(w2, i), mE2: V = load(e2, i)
@@ -135,7 +139,8 @@ enum RCDRowKernels: SIMDRowKernel {
         let d = refineTaps(pq, parity: p)
         let o = cr[3].tap(p, 0)
         let e = V(repeating: eps)
-        halfBlocks(V.self, parity: p, lo, hi) { i, keep in
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
             let g: V = load(g0, i)
             let cNW: V = load(cN1W, i), cNE: V = load(cN1E, i), cSW: V = load(cS1W, i), cSE: V = load(cS1E, i)
             let nwGrad = e + mag(cNW - cSE) + mag(cNW - load(cN3W, i)) + mag(g - load(gN2W, i))
@@ -169,7 +174,8 @@ enum RCDRowKernels: SIMDRowKernel {
              c[3].tap(p, -1), c[3].tap(p, 1), c[3].tap(p, -3), c[3].tap(p, 3), c[3].tap(p, 0))
         }
         let rt = taps(r), bt = taps(b)
-        halfBlocks(V.self, parity: p, lo, hi) { i, keep in
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
             let g: V = load(g0, i)
             let gN: V = load(gN1, i), gS: V = load(gS1, i), gWv: V = load(gW, i), gEv: V = load(gE, i)
             let nG = mag(g - load(gN2, i)), sG = mag(g - load(gS2, i))

@@ -59,16 +59,16 @@ extension SIMDRowKernel {
     @inline(__always)
     static func atMost<V: SIMD>(_ ceiling: V, _ v: V) -> V where V.Scalar == Float { select(v, ifNegative: v - ceiling, else: ceiling) }
 
-    /// Calls `body` with the start of each block of `V.scalarCount`
-    /// columns covering `lo..<hi` (which must be at least one block wide);
-    /// the last block is moved back to end at `hi`, so a kernel must not
-    /// read what it writes.
+    /// The start of each block of `V.scalarCount` columns covering
+    /// `lo..<hi` (which must be at least one block wide), the last block
+    /// moved back to end at `hi`, so a kernel must not read what it writes.
+    /// A kernel loops over these itself (`for x in blockStarts(…)`): a
+    /// closure called per block was kept out of line by the compiler, a
+    /// call and a reload of every row pointer per block.
     @inline(__always)
-    static func blocks<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int, _ body: (Int) -> Void) where V.Scalar == Float {
-        let n = V.scalarCount
-        var x = lo
-        while x + n <= hi { body(x); x += n }
-        if x < hi { body(hi - n) }
+    static func blockStarts<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int) -> LazyMapSequence<StrideTo<Int>, Int> where V.Scalar == Float {
+        let n = V.scalarCount, last = hi - n
+        return stride(from: lo, to: hi, by: n).lazy.map { min($0, last) }
     }
 
     /// Lane masks (all ones or 0) for blocks starting at an even (`.0`)
@@ -84,27 +84,26 @@ extension SIMDRowKernel {
 
     // MARK: rows split by column parity (`HalfRow`)
 
-    /// Calls `body` with the start index of each block of `V.scalarCount`
-    /// sites of column parity `p` (site `i` is column `2i + p`) covering the
-    /// columns `lo..<hi`, the last block moved back to end at the last
-    /// site (so a kernel must not read what it writes), and nil; or, when
-    /// there are fewer sites than lanes, once with the first site and a
-    /// mask of the lanes that are sites (`put` stores only those; the
-    /// others read past the range, into `HalfRowRing`'s slack).
+    /// The start index of each block of `V.scalarCount` sites of column
+    /// parity `p` (site `i` is column `2i + p`) covering the columns
+    /// `lo..<hi`, the last block moved back to end at the last site (so a
+    /// kernel must not read what it writes), and `keep` nil; or, when there
+    /// are fewer sites than lanes, the first site alone and `keep` the mask
+    /// of the lanes that are sites (`put` stores only those; the others
+    /// read past the range, into `HalfRowRing`'s slack).
     @inline(__always)
-    static func halfBlocks<V: SIMD>(_: V.Type, parity p: Int, _ lo: Int, _ hi: Int,
-                                    _ body: (Int, V.MaskStorage?) -> Void) where V.Scalar == Float {
+    static func halfBlocks<V: SIMD>(_: V.Type, parity p: Int, _ lo: Int, _ hi: Int)
+        -> (starts: LazyMapSequence<StrideTo<Int>, Int>, keep: V.MaskStorage?) where V.Scalar == Float {
         let n = V.scalarCount
         let first = (lo - p + 1) >> 1, end = (hi - p + 1) >> 1
-        if end - first >= n {
-            var i = first
-            while i + n <= end { body(i, nil); i += n }
-            if i < end { body(end - n, nil) }
-        } else if end > first {
-            var keep = V.MaskStorage()
-            for k in 0..<(end - first) { keep[k] = -1 }
-            body(first, keep)
+        var keep: V.MaskStorage? = nil
+        if end - first < n {
+            var lanes = V.MaskStorage()
+            for k in 0..<max(0, min(end - first, n)) { lanes[k] = -1 }
+            keep = lanes
         }
+        let last = keep == nil ? end - n : first
+        return (stride(from: first, to: end, by: n).lazy.map { min($0, last) }, keep)
     }
 
     /// Stores `v` at `row + i`, or with `keep` only its lanes where `keep` is all ones.
