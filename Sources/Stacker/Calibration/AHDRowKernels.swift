@@ -1,6 +1,6 @@
 /// The row kernels of `AHDDebayer`: each computes one row of one AHD step
 /// from rows of its inputs, `V.scalarCount` columns at a time, over columns
-/// `lo..<hi` (see `SIMDRowKernel.blocks`: no kernel reads what it writes).
+/// `lo..<hi` (see `SIMDRowKernel.blockStarts`: no kernel reads what it writes).
 /// Each lane's arithmetic is the same whatever `V`, so results do not
 /// depend on it. Pointer code stays here (and in `SIMDRowKernel`);
 /// `AHDDebayer` only hands out rows.
@@ -56,7 +56,7 @@ enum AHDRowKernels: SIMDRowKernel {
     static func green<V: SIMD>(_: V.Type, rows r: (Row, Row, Row, Row, Row), shift s: Int, into out: Row,
                                parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
         let masks = parityMasks(V.self, parity: parity)
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let m2: V = load(r.0, x - 2 * s), m1: V = load(r.1, x - s), c: V = load(r.2, x)
             let p1: V = load(r.3, x + s), p2: V = load(r.4, x + 2 * s)
             let estimate = 0.25 * (2 * (m1 + c + p1) - m2 - p2)
@@ -78,7 +78,7 @@ enum AHDRowKernels: SIMDRowKernel {
                                     rowColour: Row, columnColour: Row,
                                     greenParity: Int, lo: Int, hi: Int) where V.Scalar == Float {
         let masks = parityMasks(V.self, parity: greenParity)
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let mask = (x & 1) == 0 ? masks.0 : masks.1
             let c: V = load(m.1, x), gc: V = load(g.1, x)
             let alongRow: V = c + 0.5 * ((load(m.1, x - 1) + load(m.1, x + 1)) - (load(g.1, x - 1) + load(g.1, x + 1)))
@@ -95,7 +95,7 @@ enum AHDRowKernels: SIMDRowKernel {
     /// f(Z))`, `f` = `labCurve`, XYZ by `xyzFromRGB`) of a row's R, G, B.
     static func lab<V: SIMD>(_: V.Type, rgb: (Row, Row, Row), into out: (Row, Row, Row), lo: Int, hi: Int) where V.Scalar == Float {
         let mx = xyzFromRGB[0], my = xyzFromRGB[1], mz = xyzFromRGB[2]
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let r: V = load(rgb.0, x), g: V = load(rgb.1, x), b: V = load(rgb.2, x)
             let fx = labCurve(mx.0 * r + mx.1 * g + mx.2 * b)
             let fy = labCurve(my.0 * r + my.1 * g + my.2 * b)
@@ -119,7 +119,7 @@ enum AHDRowKernels: SIMDRowKernel {
     /// (Δa² + Δb², the same way), as 0 … 4.
     static func homogeneity<V: SIMD>(_: V.Type, h: LabRows, v: LabRows, into out: (Row, Row), lo: Int, hi: Int) where V.Scalar == Float {
         let one = bits(V(repeating: 1))
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             // |ΔL| and Δa² + Δb² to the left, right, up and down neighbours,
             // written out: nested functions here were left generic (unspecialised) by the compiler.
             let hl: V = load(h.l.1, x), ha: V = load(h.a.1, x), hb: V = load(h.b.1, x)
@@ -161,7 +161,7 @@ enum AHDRowKernels: SIMDRowKernel {
     static func choose<V: SIMD>(_: V.Type, homogeneity hh: (Row, Row, Row), _ hv: (Row, Row, Row),
                                 h: (Row, Row, Row), v: (Row, Row, Row), into out: (Row, Row, Row),
                                 lo: Int, hi: Int) where V.Scalar == Float {
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             // Written out, as in `homogeneity`.
             let sh: V = load(hh.0, x - 1) + load(hh.0, x) + load(hh.0, x + 1)
                 + load(hh.1, x - 1) + load(hh.1, x) + load(hh.1, x + 1)

@@ -73,7 +73,7 @@ public enum DebayerMethod: String, Sendable, CaseIterable {
     case bilinear
     /// Ratio Corrected Demosaicing (`RCDDebayer`): edge-directed, sharper
     /// and with fewer colour fringes than bilinear; its working memory
-    /// beside the output is 16 rows of each of 8 buffers.
+    /// beside the output is 16 rows of each of 11 buffers.
     case rcd
     /// Adaptive Homogeneity-Directed demosaicing (`AHDDebayer`): interpolates
     /// along rows and along columns and keeps at each pixel the smoother in

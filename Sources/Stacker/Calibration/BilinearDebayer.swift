@@ -31,7 +31,7 @@ enum BilinearDebayer: RowBandDebayer, SIMDRowKernel {
                              greenParity: Int, lo: Int, hi: Int) where V.Scalar == Float {
         let masks = parityMasks(V.self, parity: greenParity)
         let zero = V(repeating: 0)
-        blocks(V.self, lo, hi) { x in
+        for x in blockStarts(V.self, lo, hi) {
             let mask = (x & 1) == 0 ? masks.0 : masks.1
             let c: V = load(here, x)
             let n: V = load(up, x), s: V = load(down, x), west: V = load(here, x - 1), east: V = load(here, x + 1)

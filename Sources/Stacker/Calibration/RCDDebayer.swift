@@ -28,10 +28,14 @@ import Registration
 ///
 /// One pass over the rows: each step runs a few rows behind the one it
 /// depends on (low-pass 1, energies 3, VH and PQ 4, green 5, red and blue
-/// at each other 7, at green 10), its inputs kept in rings of 16 rows, so
-/// the working set beside the output is about 8 × 16 rows (for a 6000-wide
-/// mosaic, 3 MB) and stays in cache. The steps' arithmetic is in
-/// `RCDRowKernels`, SIMD over columns.
+/// at each other 7, at green 10, then the row is written out), its inputs
+/// kept in rings of 16 rows, so the working set beside the output is about
+/// 11 × 16 rows (for a 6000-wide mosaic, 4 MB) and stays in cache. Every
+/// ring row is split by column parity (`HalfRow`), so each step computes
+/// only the sites it fills (green, P/Q and the low-pass only at red and
+/// blue sites, red and blue at green sites only there); the colours are
+/// joined again when a row is written out. The steps' arithmetic is in
+/// `RCDRowKernels`, SIMD over the sites of one parity.
 enum RCDDebayer: RowBandDebayer {
     static let eps: Float = 1e-5
     static let epsSquared: Float = 1e-10
@@ -40,80 +44,92 @@ enum RCDDebayer: RowBandDebayer {
 
     /// Steps 1–4 for the pixels 4 or more from the border of the planes
     /// `rgb` (`width` × `height`, at least 10 each, border already filled),
-    /// from the mosaic `src`, `V.scalarCount` columns at a time (at most `width` − 8).
+    /// from the mosaic `src`, `V.scalarCount` sites at a time.
     static func interior<V: SIMD>(_: V.Type, _ src: UnsafePointer<Float>,
                                           _ rgb: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
                                           width w: Int, height h: Int, pattern: BayerPattern) where V.Scalar == Float {
         typealias K = RCDRowKernels
         func greenParity(_ y: Int) -> Int { pattern.greenParity(row: y) }
+        func colourParity(_ y: Int) -> Int { 1 - pattern.greenParity(row: y) }
         func otherColour(_ y: Int) -> Int { pattern.otherColour(row: y) }
         func plane(_ c: Int) -> UnsafeMutablePointer<Float> { c == 0 ? rgb.0 : (c == 1 ? rgb.1 : rgb.2) }
-        func row(_ c: Int, _ y: Int) -> UnsafeMutablePointer<Float> { plane(c) + y * w }
-        func rows(_ c: Int, _ range: ClosedRange<Int>) -> [UnsafeMutablePointer<Float>] { range.map { row(c, $0) } }
 
-        let cfa = RowRing(width: w, filledWith: 0), lpf = RowRing(width: w, filledWith: 0)
-        let energyV = RowRing(width: w, filledWith: 0), energyP = RowRing(width: w, filledWith: 0)
-        let energyQ = RowRing(width: w, filledWith: 0)
-        let vh = RowRing(width: w, filledWith: 0.5), pq = RowRing(width: w, filledWith: 0.5)
-        let energyH = UnsafeMutablePointer<Float>.allocate(capacity: w)
-        energyH.initialize(repeating: 0, count: w)
+        let cfa = HalfRowRing(width: w, filledWith: 0), lpf = HalfRowRing(width: w, filledWith: 0)
+        let energyV = HalfRowRing(width: w, filledWith: 0), energyP = HalfRowRing(width: w, filledWith: 0)
+        let energyQ = HalfRowRing(width: w, filledWith: 0), energyH = HalfRowRing(width: w, filledWith: 0)
+        let vh = HalfRowRing(width: w, filledWith: 0.5), pq = HalfRowRing(width: w, filledWith: 0.5)
+        // The output's rows while they are made: own samples, then green,
+        // then red and blue; the border columns (and rows) are the bilinear fill's.
+        let out = [HalfRowRing(width: w, filledWith: 0), HalfRowRing(width: w, filledWith: 0), HalfRowRing(width: w, filledWith: 0)]
         defer {
-            for ring in [cfa, lpf, energyV, energyP, energyQ, vh, pq] { ring.deallocate() }
-            energyH.deallocate()
+            for ring in [cfa, lpf, energyV, energyP, energyQ, energyH, vh, pq] + out { ring.deallocate() }
         }
+        func halves(_ r: HalfRowRing, _ y: Int) -> (HalfRow, HalfRow, HalfRow) { (r(y - 1), r(y), r(y + 1)) }
+        let both = [0, 1]
 
         for t in 0..<(h + 10) {
             if t < h {
-                // The mosaic clamped at 0; interior red and blue sites keep
-                // their own (clamped) sample (green ones get it in step 3).
-                let m = cfa(t), s = src + t * w
-                for x in 0..<w { m[x] = s[x] <= 0 ? 0 : s[x] }  // max(s, 0), as a select that vectorises
+                // The mosaic clamped at 0; interior rows keep their own
+                // (clamped) samples, the border the bilinear fill's.
+                K.deinterleave(src + t * w, count: w, into: cfa(t), clampingAtZero: true)
                 if t >= 4 && t < h - 4 {
-                    let other = row(otherColour(t), t)
-                    for x in stride(from: 5 - greenParity(t), to: w - 4, by: 2) { other[x] = m[x] }
+                    let gp = greenParity(t), cp = 1 - gp, m = cfa(t), count = (w + 1) / 2
+                    out[1](t).half(gp).update(from: m.half(gp), count: count)
+                    out[otherColour(t)](t).half(cp).update(from: m.half(cp), count: count)
+                    for c in 0..<3 {
+                        K.scatterColumns(plane(c) + t * w, into: out[c](t), lo: 0, hi: 4)
+                        K.scatterColumns(plane(c) + t * w, into: out[c](t), lo: w - 4, hi: w)
+                    }
+                } else {
+                    for c in 0..<3 { K.deinterleave(plane(c) + t * w, count: w, into: out[c](t), clampingAtZero: false) }
                 }
             }
             let y1 = t - 1
             if y1 >= 2 && y1 < h - 2 {
-                K.lowPass(V.self, up: cfa(y1 - 1), m0: cfa(y1), down: cfa(y1 + 1), into: lpf(y1), lo: 2, hi: w - 2)
+                K.lowPass(V.self, up: cfa(y1 - 1), m0: cfa(y1), down: cfa(y1 + 1), into: lpf(y1),
+                          parity: colourParity(y1), lo: 2, hi: w - 2)
             }
             let e = t - 3
             if e >= 3 && e < h - 3 {
                 let m = cfa.rows((e - 3)...(e + 3))
-                K.highPassEnergy(V.self, rows: m, shift: 0, into: energyV(e), lo: 3, hi: w - 3)
-                K.highPassEnergy(V.self, rows: m, shift: 1, into: energyP(e), lo: 3, hi: w - 3)
-                K.highPassEnergy(V.self, rows: m, shift: -1, into: energyQ(e), lo: 3, hi: w - 3)
+                for p in both { K.highPassEnergy(V.self, rows: m, shift: 0, into: energyV(e), parity: p, lo: 3, hi: w - 3) }
+                K.highPassEnergy(V.self, rows: m, shift: 1, into: energyP(e), parity: colourParity(e), lo: 3, hi: w - 3)
+                K.highPassEnergy(V.self, rows: m, shift: -1, into: energyQ(e), parity: colourParity(e), lo: 3, hi: w - 3)
             }
             let y4 = t - 4
             if y4 == 3 || y4 == h - 4 {
-                vh(y4).update(repeating: 0.5, count: w)
-                pq(y4).update(repeating: 0.5, count: w)
+                vh.fill(y4, with: 0.5)
+                pq.fill(y4, with: 0.5)
             } else if y4 > 3 && y4 < h - 4 {
-                K.highPassEnergy(V.self, rows: Array(repeating: cfa(y4), count: 7), shift: 1, into: energyH, lo: 3, hi: w - 3)
-                K.discrimination(V.self, a: (energyV(y4 - 1), energyV(y4), energyV(y4 + 1)), aShift: 0,
-                                 b: (energyH, energyH, energyH), bShift: 1, into: vh(y4), lo: 4, hi: w - 4)
-                K.discrimination(V.self, a: (energyP(y4 - 1), energyP(y4), energyP(y4 + 1)), aShift: 1,
-                                 b: (energyQ(y4 - 1), energyQ(y4), energyQ(y4 + 1)), bShift: -1, into: pq(y4), lo: 4, hi: w - 4)
+                let hRow = energyH(0), flat = energyH(0)
+                for p in both {
+                    K.highPassEnergy(V.self, rows: Array(repeating: cfa(y4), count: 7), shift: 1, into: hRow, parity: p, lo: 3, hi: w - 3)
+                }
+                for p in both {
+                    K.discrimination(V.self, a: halves(energyV, y4), aShift: 0, b: (flat, flat, flat), bShift: 1,
+                                     into: vh(y4), parity: p, lo: 4, hi: w - 4)
+                }
+                K.discrimination(V.self, a: halves(energyP, y4), aShift: 1, b: halves(energyQ, y4), bShift: -1,
+                                 into: pq(y4), parity: colourParity(y4), lo: 4, hi: w - 4)
             }
             let y5 = t - 5
             if y5 >= 4 && y5 < h - 4 {
                 K.green(V.self, m: cfa.rows((y5 - 4)...(y5 + 4)), lpf: lpf.rows((y5 - 2)...(y5 + 2)),
-                        vh: (vh(y5 - 1), vh(y5), vh(y5 + 1)), into: row(1, y5),
-                        parity: 1 - greenParity(y5), lo: 4, hi: w - 4)
+                        vh: halves(vh, y5), into: out[1](y5), parity: colourParity(y5), lo: 4, hi: w - 4)
             }
             let y7 = t - 7
             if y7 >= 4 && y7 < h - 4 {
                 // Red at blue sites, blue at red sites.
                 let missing = 2 - otherColour(y7)
-                K.redAndBlueAtEachOther(V.self, g: rows(1, (y7 - 2)...(y7 + 2)), c: rows(missing, (y7 - 3)...(y7 + 3)),
-                                        pq: (pq(y7 - 1), pq(y7), pq(y7 + 1)),
-                                        parity: 1 - greenParity(y7), lo: 4, hi: w - 4)
+                K.redAndBlueAtEachOther(V.self, g: out[1].rows((y7 - 2)...(y7 + 2)), c: out[missing].rows((y7 - 3)...(y7 + 3)),
+                                        pq: halves(pq, y7), parity: colourParity(y7), lo: 4, hi: w - 4)
             }
             let y10 = t - 10
             if y10 >= 4 && y10 < h - 4 {
-                K.redAndBlueAtGreen(V.self, g: rows(1, (y10 - 2)...(y10 + 2)), r: rows(0, (y10 - 3)...(y10 + 3)),
-                                    b: rows(2, (y10 - 3)...(y10 + 3)), vh: (vh(y10 - 1), vh(y10), vh(y10 + 1)),
+                K.redAndBlueAtGreen(V.self, g: out[1].rows((y10 - 2)...(y10 + 2)), r: out[0].rows((y10 - 3)...(y10 + 3)),
+                                    b: out[2].rows((y10 - 3)...(y10 + 3)), vh: halves(vh, y10),
                                     parity: greenParity(y10), lo: 4, hi: w - 4)
+                for c in 0..<3 { K.interleave(out[c](y10), into: plane(c) + y10 * w, lo: 4, hi: w - 4) }
             }
         }
     }

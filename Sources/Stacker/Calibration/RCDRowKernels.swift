@@ -1,12 +1,15 @@
 /// The row kernels of `RCDDebayer`: each computes one row of one RCD step
-/// from rows of its inputs, `V.scalarCount` columns at a time. Rows are
-/// passed as pointers to their first pixel; a kernel reads its stencil's
-/// columns and rows around `x` (callers keep those inside the rows), and
-/// covers `lo..<hi` in blocks, the last block moved back to end at `hi`
-/// (recomputing some columns, which is harmless since no kernel reads what
-/// it writes). The arithmetic is written in the same order as the scalar
-/// statement of each step in `RCDDebayer`'s documentation, so results do
-/// not depend on `V`.
+/// at the sites of one column parity `p` (the step's rows split by parity,
+/// `HalfRow`; site `i` is column `2i + p`), from rows of its inputs,
+/// `V.scalarCount` sites at a time. Green sites and red or blue sites each
+/// fill whole vectors, so no step computes values it throws away. A kernel
+/// reads its stencil's columns and rows around each site (callers keep
+/// those inside the rows) and covers the sites in columns `lo..<hi` by
+/// `halfBlocks`, the last block moved back (recomputing some sites, which
+/// is harmless since no kernel reads what it writes). The arithmetic is
+/// written in the same order as the scalar statement of each step in
+/// `RCDDebayer`'s documentation, so results depend neither on `V` nor on
+/// the split.
 ///
 /// Pointer code stays here (and in `SIMDRowKernel`); `RCDDebayer` only hands out rows.
 enum RCDRowKernels: SIMDRowKernel {
@@ -15,146 +18,183 @@ enum RCDRowKernels: SIMDRowKernel {
 
     // MARK: steps
 
-    /// Step 2: the low-pass at every column of `lo..<hi` (rows `m0 ± 1` of the clamped mosaic).
-    static func lowPass<V: SIMD>(_: V.Type, up: Row, m0: Row, down: Row, into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
-        blocks(V.self, lo, hi) { x in
-            let c: V = load(m0, x)
-            let cross: V = load(up, x) + load(down, x) + load(m0, x - 1) + load(m0, x + 1)
-            let diag: V = load(up, x - 1) + load(up, x + 1) + load(down, x - 1) + load(down, x + 1)
-            store(c + 0.5 * cross + 0.25 * diag, out, x)
+    /// Step 2: the low-pass at the sites of parity `p` in `lo..<hi` (rows `m0 ± 1` of the clamped mosaic).
+    static func lowPass<V: SIMD>(_: V.Type, up: HalfRow, m0: HalfRow, down: HalfRow, into out: HalfRow,
+                                 parity p: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let c0 = m0.tap(p, 0), w1 = m0.tap(p, -1), e1 = m0.tap(p, 1)
+        let u0 = up.tap(p, 0), uW = up.tap(p, -1), uE = up.tap(p, 1)
+        let d0 = down.tap(p, 0), dW = down.tap(p, -1), dE = down.tap(p, 1)
+        let o = out.tap(p, 0)
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
+            let c: V = load(c0, i)
+            let cross: V = load(u0, i) + load(d0, i) + load(w1, i) + load(e1, i)
+            let diag: V = load(uW, i) + load(uE, i) + load(dW, i) + load(dE, i)
+            put(c + 0.5 * cross + 0.25 * diag, o, i, keep)
         }
     }
 
     /// The squared high-pass `(m₋₃ − m₋₁ − m₊₁ + m₊₃) − 3 (m₋₂ + m₊₂) + 6 m₀`
     /// whose samples `m₋₃ … m₊₃` are `rows[k]` at column `x + shift · (k − 3)`
     /// (shift 0 vertical, 1 the NW–SE diagonal, −1 the NE–SW one; with one
-    /// row repeated 7 times and shift 1, horizontal).
-    static func highPassEnergy<V: SIMD>(_: V.Type, rows r: [Row], shift s: Int, into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
-        let r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3], r4 = r[4], r5 = r[5], r6 = r[6]
-        blocks(V.self, lo, hi) { x in
-            let m3: V = load(r0, x - 3 * s), m2: V = load(r1, x - 2 * s), m1: V = load(r2, x - s)
-            let c: V = load(r3, x)
-            let p1: V = load(r4, x + s), p2: V = load(r5, x + 2 * s), p3: V = load(r6, x + 3 * s)
+    /// row repeated 7 times and shift 1, horizontal), at the sites of parity `p`.
+    static func highPassEnergy<V: SIMD>(_: V.Type, rows r: [HalfRow], shift s: Int, into out: HalfRow,
+                                        parity p: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let t0 = r[0].tap(p, -3 * s), t1 = r[1].tap(p, -2 * s), t2 = r[2].tap(p, -s), t3 = r[3].tap(p, 0)
+        let t4 = r[4].tap(p, s), t5 = r[5].tap(p, 2 * s), t6 = r[6].tap(p, 3 * s)
+        let o = out.tap(p, 0)
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
+            let m3: V = load(t0, i), m2: V = load(t1, i), m1: V = load(t2, i)
+            let c: V = load(t3, i)
+            let p1: V = load(t4, i), p2: V = load(t5, i), p3: V = load(t6, i)
             let v = m3 - m1 - p1 + p3 - 3 * (m2 + p2) + 6 * c
-            store(v * v, out, x)
+            put(v * v, o, i, keep)
         }
     }
 
-    /// Step 1: `A / (A + B)`, A the 3-tap sum of `a` (rows above, here,
-    /// below, at columns shifted by `−aShift, 0, +aShift`), B that of `b`
-    /// (shifted by `−bShift, 0, +bShift`), each at least eps².
-    static func discrimination<V: SIMD>(_: V.Type, a: (Row, Row, Row), aShift: Int, b: (Row, Row, Row), bShift: Int,
-                                        into out: Row, lo: Int, hi: Int) where V.Scalar == Float {
+    /// Step 1: `A / (A + B)` at the sites of parity `p`, A the 3-tap sum of
+    /// `a` (rows above, here, below, at columns shifted by `−aShift, 0,
+    /// +aShift`), B that of `b` (shifted by `−bShift, 0, +bShift`), each at least eps².
+    static func discrimination<V: SIMD>(_: V.Type, a: (HalfRow, HalfRow, HalfRow), aShift: Int,
+                                        b: (HalfRow, HalfRow, HalfRow), bShift: Int,
+                                        into out: HalfRow, parity p: Int, lo: Int, hi: Int) where V.Scalar == Float {
         let floor = V(repeating: epsSquared)
-        blocks(V.self, lo, hi) { x in
-            let sa = atLeast(floor, load(a.0, x - aShift) + load(a.1, x) + load(a.2, x + aShift) as V)
-            let sb = atLeast(floor, load(b.0, x - bShift) + load(b.1, x) + load(b.2, x + bShift) as V)
-            store(sa / (sa + sb), out, x)
+        let a0 = a.0.tap(p, -aShift), a1 = a.1.tap(p, 0), a2 = a.2.tap(p, aShift)
+        let b0 = b.0.tap(p, -bShift), b1 = b.1.tap(p, 0), b2 = b.2.tap(p, bShift)
+        let o = out.tap(p, 0)
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
+            let sa = atLeast(floor, load(a0, i) + load(a1, i) + load(a2, i) as V)
+            let sb = atLeast(floor, load(b0, i) + load(b1, i) + load(b2, i) as V)
+            put(sa / (sa + sb), o, i, keep)
         }
     }
 
-    /// VH (or PQ) at `x`, or the mean of its 4 diagonal neighbours when that is further from ½.
+    /// The taps `refined` reads for the sites of parity `p`: the row here at
+    /// the site, the rows above and below one column left and right.
+    typealias RefineTaps = (here: Row, upW: Row, upE: Row, downW: Row, downE: Row)
+
+    static func refineTaps(_ rows: (HalfRow, HalfRow, HalfRow), parity p: Int) -> RefineTaps {
+        (rows.1.tap(p, 0), rows.0.tap(p, -1), rows.0.tap(p, 1), rows.2.tap(p, -1), rows.2.tap(p, 1))
+    }
+
+    /// VH (or PQ) at site `i`, or the mean of its 4 diagonal neighbours when that is further from ½.
     @inline(__always)
-    static func refined<V: SIMD>(_ up: Row, _ here: Row, _ down: Row, _ x: Int) -> V where V.Scalar == Float {
-        let centre: V = load(here, x)
-        let around: V = 0.25 * (load(up, x - 1) + load(up, x + 1) + load(down, x - 1) + load(down, x + 1))
+    static func refined<V: SIMD>(_ t: RefineTaps, _ i: Int) -> V where V.Scalar == Float {
+        let centre: V = load(t.here, i)
+        let around: V = 0.25 * (load(t.upW, i) + load(t.upE, i) + load(t.downW, i) + load(t.downE, i))
         let half = V(repeating: 0.5)
         return select(around, ifNegative: mag(half - centre) - mag(half - around), else: centre)
     }
 
-    /// Step 3: green at the red and blue sites of a row (those of column
-    /// parity `parity`; the other sites take their own sample), from the clamped mosaic rows `m[0...8]` (the row
-    /// is `m[4]`), the low-pass rows `lpf[0...4]` (the row is `lpf[2]`, every
-    /// other row: `lpf[1]`, `lpf[3]` are unused) and the VH rows above, here, below.
-    static func green<V: SIMD>(_: V.Type, m: [Row], lpf: [Row], vh: (Row, Row, Row), into g: Row,
-                               parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
-        let n4 = m[0], n3 = m[1], n2 = m[2], n1 = m[3], c0 = m[4], s1 = m[5], s2 = m[6], s3 = m[7], s4 = m[8]
-        let lN = lpf[0], l0 = lpf[2], lS = lpf[4]
-        let masks = parityMasks(V.self, parity: parity)
+    /// Step 3: green at the red and blue sites of a row (parity `p`) into
+    /// `g`, from the clamped mosaic rows `m[0...8]` (the row is `m[4]`), the
+    /// low-pass rows `lpf[0...4]` (the row is `lpf[2]`, every other row:
+    /// `lpf[1]`, `lpf[3]` are unused) and the VH rows above, here, below.
+    static func green<V: SIMD>(_: V.Type, m: [HalfRow], lpf: [HalfRow], vh: (HalfRow, HalfRow, HalfRow), into g: HalfRow,
+                               parity p: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let n4 = m[0].tap(p, 0), n3 = m[1].tap(p, 0), n2 = m[2].tap(p, 0), n1 = m[3].tap(p, 0)
+        let s1 = m[5].tap(p, 0), s2 = m[6].tap(p, 0), s3 = m[7].tap(p, 0), s4 = m[8].tap(p, 0)
+        let c0 = m[4].tap(p, 0), w1 = m[4].tap(p, -1), e1 = m[4].tap(p, 1), w2 = m[4].tap(p, -2), e2 = m[4].tap(p, 2)
+        let w3 = m[4].tap(p, -3), e3 = m[4].tap(p, 3), w4 = m[4].tap(p, -4), e4 = m[4].tap(p, 4)
+        let lN = lpf[0].tap(p, 0), l0 = lpf[2].tap(p, 0), lS = lpf[4].tap(p, 0)
+        let lW = lpf[2].tap(p, -2), lE = lpf[2].tap(p, 2)
+        let d = refineTaps(vh, parity: p)
+        let o = g.tap(p, 0)
         let e = V(repeating: eps)
-        blocks(V.self, lo, hi) { x in
-            let c: V = load(c0, x)
-            let mN1: V = load(n1, x), mS1: V = load(s1, x), mN2: V = load(n2, x), mS2: V = load(s2, x)
-            let mW1: V = load(c0, x - 1), mE1: V = load(c0, x + 1), mW2: V = load(c0, x - 2), mE2: V = load(c0, x + 2)
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
+            let c: V = load(c0, i)
+            let mN1: V = load(n1, i), mS1: V = load(s1, i), mN2: V = load(n2, i), mS2: V = load(s2, i)
+            let mW1: V = load(w1, i), mE1: V = load(e1, i), mW2: V = load(w2, i), mE2: V = load(e2, i)
             let vertical = mag(mN1 - mS1), horizontal = mag(mW1 - mE1)
-            let nGrad = e + vertical + mag(c - mN2) + mag(mN1 - load(n3, x)) + mag(mN2 - load(n4, x))
-            let sGrad = e + vertical + mag(c - mS2) + mag(mS1 - load(s3, x)) + mag(mS2 - load(s4, x))
-            let wGrad = e + horizontal + mag(c - mW2) + mag(mW1 - load(c0, x - 3)) + mag(mW2 - load(c0, x - 4))
-            let eGrad = e + horizontal + mag(c - mE2) + mag(mE1 - load(c0, x + 3)) + mag(mE2 - load(c0, x + 4))
-            let lc: V = load(l0, x)
+            let nGrad = e + vertical + mag(c - mN2) + mag(mN1 - load(n3, i)) + mag(mN2 - load(n4, i))
+            let sGrad = e + vertical + mag(c - mS2) + mag(mS1 - load(s3, i)) + mag(mS2 - load(s4, i))
+            let wGrad = e + horizontal + mag(c - mW2) + mag(mW1 - load(w3, i)) + mag(mW2 - load(w4, i))
+            let eGrad = e + horizontal + mag(c - mE2) + mag(mE1 - load(e3, i)) + mag(mE2 - load(e4, i))
+            let lc: V = load(l0, i)
             let here = 2 * lc
-            let nEst = mN1 * here / (e + lc + load(lN, x))
-            let sEst = mS1 * here / (e + lc + load(lS, x))
-            let wEst = mW1 * here / (e + lc + load(l0, x - 2))
-            let eEst = mE1 * here / (e + lc + load(l0, x + 2))
+            let nEst = mN1 * here / (e + lc + load(lN, i))
+            let sEst = mS1 * here / (e + lc + load(lS, i))
+            let wEst = mW1 * here / (e + lc + load(lW, i))
+            let eEst = mE1 * here / (e + lc + load(lE, i))
             let vEst = (sGrad * nEst + nGrad * sEst) / (nGrad + sGrad)
             let hEst = (wGrad * eEst + eGrad * wEst) / (eGrad + wGrad)
-            let d: V = refined(vh.0, vh.1, vh.2, x)
-            // Green sites keep their own sample.
-            let mask = (x & 1) == 0 ? masks.0 : masks.1
-            let filled: V = float((bits(d * hEst + (1 - d) * vEst) & mask) | (bits(c) & ~mask))
-            store(filled, g, x)
+            let dd: V = refined(d, i)
+            put(dd * hEst + (1 - dd) * vEst, o, i, keep)
         }
     }
 
     /// Step 4.2: the missing one of red and blue at the red or blue sites
-    /// of a row (column parity `parity`), into `c` (rows `c[0...6]`, the row
-    /// `c[3]`), from green rows `g[0...4]` (the row `g[2]`) and PQ rows.
-    static func redAndBlueAtEachOther<V: SIMD>(_: V.Type, g gr: [Row], c cr: [Row], pq: (Row, Row, Row),
-                                               parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
-        let gN2 = gr[0], gN1 = gr[1], g0 = gr[2], gS1 = gr[3], gS2 = gr[4]
-        let cN3 = cr[0], cN1 = cr[2], c0 = cr[3], cS1 = cr[4], cS3 = cr[6]
-        let masks = parityMasks(V.self, parity: parity)
+    /// of a row (parity `p`), into `c` (rows `c[0...6]`, the row `c[3]`),
+    /// from green rows `g[0...4]` (the row `g[2]`) and PQ rows.
+    static func redAndBlueAtEachOther<V: SIMD>(_: V.Type, g gr: [HalfRow], c cr: [HalfRow], pq: (HalfRow, HalfRow, HalfRow),
+                                               parity p: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let g0 = gr[2].tap(p, 0)
+        let gN2W = gr[0].tap(p, -2), gN2E = gr[0].tap(p, 2), gS2W = gr[4].tap(p, -2), gS2E = gr[4].tap(p, 2)
+        let gN1W = gr[1].tap(p, -1), gN1E = gr[1].tap(p, 1), gS1W = gr[3].tap(p, -1), gS1E = gr[3].tap(p, 1)
+        let cN3W = cr[0].tap(p, -3), cN3E = cr[0].tap(p, 3), cS3W = cr[6].tap(p, -3), cS3E = cr[6].tap(p, 3)
+        let cN1W = cr[2].tap(p, -1), cN1E = cr[2].tap(p, 1), cS1W = cr[4].tap(p, -1), cS1E = cr[4].tap(p, 1)
+        let d = refineTaps(pq, parity: p)
+        let o = cr[3].tap(p, 0)
         let e = V(repeating: eps)
-        blocks(V.self, lo, hi) { x in
-            let g: V = load(g0, x)
-            let cNW: V = load(cN1, x - 1), cNE: V = load(cN1, x + 1), cSW: V = load(cS1, x - 1), cSE: V = load(cS1, x + 1)
-            let nwGrad = e + mag(cNW - cSE) + mag(cNW - load(cN3, x - 3)) + mag(g - load(gN2, x - 2))
-            let neGrad = e + mag(cNE - cSW) + mag(cNE - load(cN3, x + 3)) + mag(g - load(gN2, x + 2))
-            let swGrad = e + mag(cNE - cSW) + mag(cSW - load(cS3, x - 3)) + mag(g - load(gS2, x - 2))
-            let seGrad = e + mag(cNW - cSE) + mag(cSE - load(cS3, x + 3)) + mag(g - load(gS2, x + 2))
-            let nwEst = cNW - load(gN1, x - 1)
-            let neEst = cNE - load(gN1, x + 1)
-            let swEst = cSW - load(gS1, x - 1)
-            let seEst = cSE - load(gS1, x + 1)
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
+            let g: V = load(g0, i)
+            let cNW: V = load(cN1W, i), cNE: V = load(cN1E, i), cSW: V = load(cS1W, i), cSE: V = load(cS1E, i)
+            let nwGrad = e + mag(cNW - cSE) + mag(cNW - load(cN3W, i)) + mag(g - load(gN2W, i))
+            let neGrad = e + mag(cNE - cSW) + mag(cNE - load(cN3E, i)) + mag(g - load(gN2E, i))
+            let swGrad = e + mag(cNE - cSW) + mag(cSW - load(cS3W, i)) + mag(g - load(gS2W, i))
+            let seGrad = e + mag(cNW - cSE) + mag(cSE - load(cS3E, i)) + mag(g - load(gS2E, i))
+            let nwEst = cNW - load(gN1W, i)
+            let neEst = cNE - load(gN1E, i)
+            let swEst = cSW - load(gS1W, i)
+            let seEst = cSE - load(gS1E, i)
             let pEst = (nwGrad * seEst + seGrad * nwEst) / (nwGrad + seGrad)
             let qEst = (neGrad * swEst + swGrad * neEst) / (neGrad + swGrad)
-            let d: V = refined(pq.0, pq.1, pq.2, x)
-            store(g + d * qEst + (1 - d) * pEst, c0, x, where: (x & 1) == 0 ? masks.0 : masks.1)
+            let dd: V = refined(d, i)
+            put(g + dd * qEst + (1 - dd) * pEst, o, i, keep)
         }
     }
 
-    /// Step 4.3: red and blue at the green sites of a row (column parity
-    /// `parity`), into the rows `r[3]` and `b[3]` (of `r[0...6]`,
-    /// `b[0...6]`), from green rows `g[0...4]` (the row `g[2]`) and VH rows.
-    static func redAndBlueAtGreen<V: SIMD>(_: V.Type, g gr: [Row], r: [Row], b: [Row], vh: (Row, Row, Row),
-                                           parity: Int, lo: Int, hi: Int) where V.Scalar == Float {
-        let gN2 = gr[0], gN1 = gr[1], g0 = gr[2], gS1 = gr[3], gS2 = gr[4]
-        let masks = parityMasks(V.self, parity: parity)
+    /// Step 4.3: red and blue at the green sites of a row (parity `p`),
+    /// into the rows `r[3]` and `b[3]` (of `r[0...6]`, `b[0...6]`), from
+    /// green rows `g[0...4]` (the row `g[2]`) and VH rows.
+    static func redAndBlueAtGreen<V: SIMD>(_: V.Type, g gr: [HalfRow], r: [HalfRow], b: [HalfRow], vh: (HalfRow, HalfRow, HalfRow),
+                                           parity p: Int, lo: Int, hi: Int) where V.Scalar == Float {
+        let g0 = gr[2].tap(p, 0), gW = gr[2].tap(p, -1), gE = gr[2].tap(p, 1), gW2 = gr[2].tap(p, -2), gE2 = gr[2].tap(p, 2)
+        let gN1 = gr[1].tap(p, 0), gS1 = gr[3].tap(p, 0), gN2 = gr[0].tap(p, 0), gS2 = gr[4].tap(p, 0)
+        let d = refineTaps(vh, parity: p)
         let e = V(repeating: eps)
-        let rN3 = r[0], rN1 = r[2], r0 = r[3], rS1 = r[4], rS3 = r[6]
-        let bN3 = b[0], bN1 = b[2], b0 = b[3], bS1 = b[4], bS3 = b[6]
-        blocks(V.self, lo, hi) { x in
-            let g: V = load(g0, x)
-            let gN: V = load(gN1, x), gS: V = load(gS1, x), gW: V = load(g0, x - 1), gE: V = load(g0, x + 1)
-            let nG = mag(g - load(gN2, x)), sG = mag(g - load(gS2, x))
-            let wG = mag(g - load(g0, x - 2)), eG = mag(g - load(g0, x + 2))
-            let d: V = refined(vh.0, vh.1, vh.2, x)
-            let mask = (x & 1) == 0 ? masks.0 : masks.1
-            /// Colour rows (n3, n1, here, s1, s3) at this block's green sites.
-            @inline(__always) func fill(_ n3: Row, _ n1: Row, _ c0: Row, _ s1: Row, _ s3: Row) {
-                let cN: V = load(n1, x), cS: V = load(s1, x), cW: V = load(c0, x - 1), cE: V = load(c0, x + 1)
-                let nGrad = e + nG + mag(cN - cS) + mag(cN - load(n3, x))
-                let sGrad = e + sG + mag(cS - cN) + mag(cS - load(s3, x))
-                let wGrad = e + wG + mag(cW - cE) + mag(cW - load(c0, x - 3))
-                let eGrad = e + eG + mag(cE - cW) + mag(cE - load(c0, x + 3))
-                let nEst = cN - gN, sEst = cS - gS, wEst = cW - gW, eEst = cE - gE
+        /// One colour's taps: the rows 3 and 1 above and below at the site, the row here 1 and 3 left and right, the output.
+        typealias Taps = (n3: Row, n1: Row, s1: Row, s3: Row, w1: Row, e1: Row, w3: Row, e3: Row, out: Row)
+        func taps(_ c: [HalfRow]) -> Taps {
+            (c[0].tap(p, 0), c[2].tap(p, 0), c[4].tap(p, 0), c[6].tap(p, 0),
+             c[3].tap(p, -1), c[3].tap(p, 1), c[3].tap(p, -3), c[3].tap(p, 3), c[3].tap(p, 0))
+        }
+        let rt = taps(r), bt = taps(b)
+        let (starts, keep) = halfBlocks(V.self, parity: p, lo, hi)
+        for i in starts {
+            let g: V = load(g0, i)
+            let gN: V = load(gN1, i), gS: V = load(gS1, i), gWv: V = load(gW, i), gEv: V = load(gE, i)
+            let nG = mag(g - load(gN2, i)), sG = mag(g - load(gS2, i))
+            let wG = mag(g - load(gW2, i)), eG = mag(g - load(gE2, i))
+            let dd: V = refined(d, i)
+            /// One colour at this block's green sites.
+            @inline(__always) func fill(_ t: Taps) {
+                let cN: V = load(t.n1, i), cS: V = load(t.s1, i), cW: V = load(t.w1, i), cE: V = load(t.e1, i)
+                let nGrad = e + nG + mag(cN - cS) + mag(cN - load(t.n3, i))
+                let sGrad = e + sG + mag(cS - cN) + mag(cS - load(t.s3, i))
+                let wGrad = e + wG + mag(cW - cE) + mag(cW - load(t.w3, i))
+                let eGrad = e + eG + mag(cE - cW) + mag(cE - load(t.e3, i))
+                let nEst = cN - gN, sEst = cS - gS, wEst = cW - gWv, eEst = cE - gEv
                 let vEst = (nGrad * sEst + sGrad * nEst) / (nGrad + sGrad)
                 let hEst = (eGrad * wEst + wGrad * eEst) / (eGrad + wGrad)
-                store(g + d * hEst + (1 - d) * vEst, c0, x, where: mask)
+                put(g + dd * hEst + (1 - dd) * vEst, t.out, i, keep)
             }
-            fill(rN3, rN1, r0, rS1, rS3)
-            fill(bN3, bN1, b0, bS1, bS3)
+            fill(rt)
+            fill(bt)
         }
     }
 }

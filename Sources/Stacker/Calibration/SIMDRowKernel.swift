@@ -59,16 +59,16 @@ extension SIMDRowKernel {
     @inline(__always)
     static func atMost<V: SIMD>(_ ceiling: V, _ v: V) -> V where V.Scalar == Float { select(v, ifNegative: v - ceiling, else: ceiling) }
 
-    /// Calls `body` with the start of each block of `V.scalarCount`
-    /// columns covering `lo..<hi` (which must be at least one block wide);
-    /// the last block is moved back to end at `hi`, so a kernel must not
-    /// read what it writes.
+    /// The start of each block of `V.scalarCount` columns covering
+    /// `lo..<hi` (which must be at least one block wide), the last block
+    /// moved back to end at `hi`, so a kernel must not read what it writes.
+    /// A kernel loops over these itself (`for x in blockStarts(…)`): a
+    /// closure called per block was kept out of line by the compiler, a
+    /// call and a reload of every row pointer per block.
     @inline(__always)
-    static func blocks<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int, _ body: (Int) -> Void) where V.Scalar == Float {
-        let n = V.scalarCount
-        var x = lo
-        while x + n <= hi { body(x); x += n }
-        if x < hi { body(hi - n) }
+    static func blockStarts<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int) -> LazyMapSequence<StrideTo<Int>, Int> where V.Scalar == Float {
+        let n = V.scalarCount, last = hi - n
+        return stride(from: lo, to: hi, by: n).lazy.map { min($0, last) }
     }
 
     /// Lane masks (all ones or 0) for blocks starting at an even (`.0`)
@@ -80,5 +80,73 @@ extension SIMDRowKernel {
             odd[k] = ((k + 1) & 1) == parity ? -1 : 0
         }
         return (even, odd)
+    }
+
+    // MARK: rows split by column parity (`HalfRow`)
+
+    /// The start index of each block of `V.scalarCount` sites of column
+    /// parity `p` (site `i` is column `2i + p`) covering the columns
+    /// `lo..<hi`, the last block moved back to end at the last site (so a
+    /// kernel must not read what it writes), and `keep` nil; or, when there
+    /// are fewer sites than lanes, the first site alone and `keep` the mask
+    /// of the lanes that are sites (`put` stores only those; the others
+    /// read past the range, into `HalfRowRing`'s slack).
+    @inline(__always)
+    static func halfBlocks<V: SIMD>(_: V.Type, parity p: Int, _ lo: Int, _ hi: Int)
+        -> (starts: LazyMapSequence<StrideTo<Int>, Int>, keep: V.MaskStorage?) where V.Scalar == Float {
+        let n = V.scalarCount
+        let first = (lo - p + 1) >> 1, end = (hi - p + 1) >> 1
+        var keep: V.MaskStorage? = nil
+        if end - first < n {
+            var lanes = V.MaskStorage()
+            for k in 0..<max(0, min(end - first, n)) { lanes[k] = -1 }
+            keep = lanes
+        }
+        let last = keep == nil ? end - n : first
+        return (stride(from: first, to: end, by: n).lazy.map { min($0, last) }, keep)
+    }
+
+    /// Stores `v` at `row + i`, or with `keep` only its lanes where `keep` is all ones.
+    @inline(__always)
+    static func put<V: SIMD>(_ v: V, _ row: Row, _ i: Int, _ keep: V.MaskStorage?) where V.Scalar == Float {
+        if let keep { store(v, row, i, where: keep) } else { store(v, row, i) }
+    }
+
+    /// Splits the `count` samples from `src` by column parity into `out`
+    /// (`max(s, 0)` of each with `clampingAtZero`, as a select that vectorises).
+    static func deinterleave(_ src: UnsafePointer<Float>, count: Int, into out: HalfRow, clampingAtZero clamp: Bool) {
+        let pairs = count >> 1, even = out.even, odd = out.odd
+        if clamp {
+            for i in 0..<pairs {
+                let a = src[2 * i], b = src[2 * i + 1]
+                even[i] = a <= 0 ? 0 : a
+                odd[i] = b <= 0 ? 0 : b
+            }
+            if count & 1 == 1 { let a = src[count - 1]; even[pairs] = a <= 0 ? 0 : a }
+        } else {
+            for i in 0..<pairs {
+                even[i] = src[2 * i]
+                odd[i] = src[2 * i + 1]
+            }
+            if count & 1 == 1 { even[pairs] = src[count - 1] }
+        }
+    }
+
+    /// Writes the columns `lo..<hi` of `row`, split by parity, into `out`'s columns `lo..<hi`.
+    static func interleave(_ row: HalfRow, into out: Row, lo: Int, hi: Int) {
+        var x = lo
+        if x & 1 == 1 && x < hi { out[x] = row.odd[x >> 1]; x += 1 }
+        let pairs = (hi - x) >> 1, start = x >> 1
+        let even = row.even + start, odd = row.odd + start, o = out + x
+        for k in 0..<pairs {
+            o[2 * k] = even[k]
+            o[2 * k + 1] = odd[k]
+        }
+        if x + 2 * pairs < hi { out[hi - 1] = row.even[(hi - 1) >> 1] }
+    }
+
+    /// Copies the columns `lo..<hi` of `row` into the same columns of `out` (split by parity).
+    static func scatterColumns(_ row: UnsafePointer<Float>, into out: HalfRow, lo: Int, hi: Int) {
+        for x in lo..<hi { out.half(x)[x >> 1] = row[x] }
     }
 }
