@@ -52,7 +52,7 @@ struct SparseHomographyTests {
         let registrar = try #require(HomographyTests.registrar)
         var rng = TestRandom(seed: 4242)
         var worst = 0.0, truthWorst = 0.0
-        for trial in 0..<3 {
+        for trial in 0..<2 {
             let truth = try #require(randomHomography(&rng, width: HomographyTests.width, height: HomographyTests.height,
                                                       shift: 10, jitter: 12))
             let frame = HomographyTests.scene.render(width: HomographyTests.width, height: HomographyTests.height,

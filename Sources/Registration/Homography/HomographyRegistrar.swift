@@ -125,8 +125,8 @@ public final class HomographyRegistrar: Sendable {
     /// reference) returns the identity with score 0, never accepted.
     ///
     /// Accuracy (`stack-bench --cases homography`: street truth warped by
-    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.013 px at
-    /// 1600×1200 and 0.040 px at 4000×3000 refined at full resolution;
+    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.014 px at
+    /// 1600×1200 and 0.039 px at 4000×3000 refined at full resolution;
     /// 640×480 test scenes (`HomographyTests`, moving objects, gain/offset
     /// change): corner RMS 0.018 px, max 0.043 px. Its time per frame, and
     /// OpenCV's ECC on the same frames, are in docs/performance.md.
