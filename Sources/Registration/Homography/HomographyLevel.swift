@@ -27,29 +27,43 @@ struct HomographyLevel: Sendable {
     /// differences see a band-limited signal (sharp edges otherwise make the
     /// linearisation poor: slow, biased convergence).
     static func smoothed(_ plane: Plane) -> Plane {
+        guard plane.width >= 3, plane.height >= 3 else { return plane }
+        return Plane(width: plane.width, height: plane.height, pixels: smoothedRows(plane, 0..<plane.height))
+    }
+
+    /// Rows `rows` of `smoothed(plane)` (bit for bit), row `rows.lowerBound`
+    /// first, made from rows `rows ± 1` of `plane` only: the reference's
+    /// full-resolution level is prepared a band at a time. Needs sides ≥ 3.
+    static func smoothedRows(_ plane: Plane, _ rows: Range<Int>) -> [Float] {
         let w = plane.width, h = plane.height
-        guard w >= 3, h >= 3 else { return plane }
-        var tmp = [Float](repeating: 0, count: w * h)
-        var out = plane
+        precondition(w >= 3 && h >= 3 && rows.lowerBound >= 0 && rows.upperBound <= h,
+                     "smoothedRows: rows \(rows) of a \(w) × \(h) plane")
+        // The horizontal pass of rows rows.lowerBound − 1 … rows.upperBound (clamped).
+        let first = max(0, rows.lowerBound - 1), last = min(h - 1, rows.upperBound)
+        var tmp = [Float](repeating: 0, count: w * (last - first + 1))
+        var out = [Float](repeating: 0, count: w * rows.count)
         plane.pixels.withUnsafeBufferPointer { s in
             tmp.withUnsafeMutableBufferPointer { t in
-                for y in 0..<h {
-                    let r = y * w
-                    t[r] = 0.75 * s[r] + 0.25 * s[r + 1]
-                    for x in 1..<(w - 1) { t[r + x] = 0.5 * s[r + x] + 0.25 * (s[r + x - 1] + s[r + x + 1]) }
-                    t[r + w - 1] = 0.75 * s[r + w - 1] + 0.25 * s[r + w - 2]
+                for y in first...last {
+                    let r = y * w, q = (y - first) * w
+                    t[q] = 0.75 * s[r] + 0.25 * s[r + 1]
+                    for x in 1..<(w - 1) { t[q + x] = 0.5 * s[r + x] + 0.25 * (s[r + x - 1] + s[r + x + 1]) }
+                    t[q + w - 1] = 0.75 * s[r + w - 1] + 0.25 * s[r + w - 2]
                 }
             }
         }
         tmp.withUnsafeBufferPointer { t in
-            out.pixels.withUnsafeMutableBufferPointer { o in
-                for x in 0..<w { o[x] = 0.75 * t[x] + 0.25 * t[x + w] }
-                for y in 1..<(h - 1) {
-                    let r = y * w
-                    for x in 0..<w { o[r + x] = 0.5 * t[r + x] + 0.25 * (t[r + x - w] + t[r + x + w]) }
+            out.withUnsafeMutableBufferPointer { o in
+                for y in rows {
+                    let q = (y - first) * w, r = (y - rows.lowerBound) * w
+                    if y == 0 {
+                        for x in 0..<w { o[r + x] = 0.75 * t[q + x] + 0.25 * t[q + x + w] }
+                    } else if y == h - 1 {
+                        for x in 0..<w { o[r + x] = 0.75 * t[q + x] + 0.25 * t[q + x - w] }
+                    } else {
+                        for x in 0..<w { o[r + x] = 0.5 * t[q + x] + 0.25 * (t[q + x - w] + t[q + x + w]) }
+                    }
                 }
-                let r = (h - 1) * w
-                for x in 0..<w { o[r + x] = 0.75 * t[r + x] + 0.25 * t[r + x - w] }
             }
         }
         return out
@@ -61,11 +75,13 @@ struct HomographyLevel: Sendable {
     /// Grid used to spread the gradient-ranked selection over the image.
     static let gridColumns = 16, gridRows = 12
 
-    /// Prepares `plane` (the reference downsampled by `factor`). Interior
-    /// pixels (one pixel from the edge, where central differences exist)
-    /// are all used when there are at most `maxSamples`; otherwise each grid
-    /// cell keeps its share of the pixels with the largest gradient
-    /// magnitude.
+    /// Prepares `plane` (the reference downsampled by `factor`), blurred by
+    /// `smoothed`. Interior pixels (one pixel from the edge, where central
+    /// differences exist) are all used when there are at most `maxSamples`;
+    /// otherwise each grid cell keeps its share of the pixels with the
+    /// largest gradient magnitude. The blur and the gradients are made one
+    /// band of grid cells at a time, so a 12 MP level needs a few MB beyond
+    /// `plane`, not four 48 MB planes.
     init(plane: Plane, factor: Int, coordinates: NormalisedCoordinates, maxSamples: Int) {
         self.factor = factor
         width = plane.width
@@ -73,38 +89,35 @@ struct HomographyLevel: Sendable {
         let m = coordinates.levelMatrix(factor: factor)
         toPixels = m
         let w = plane.width, h = plane.height
-        guard w >= 3, h >= 3 else {
+        guard w >= 3, h >= 3, let inverse = m.inverse else {
             xs = []; ys = []; values = []; gxs = []; gys = []; mean = 0
             return
         }
+        let im = inverse.matrix
         // Pixels per normalised unit on this level (gradient conversion).
         let unit = Float(m.matrix[0])
-        let px = plane.pixels
-        var gradX = [Float](repeating: 0, count: w * h), gradY = gradX
-        px.withUnsafeBufferPointer { p in
-            gradX.withUnsafeMutableBufferPointer { gx in
-                gradY.withUnsafeMutableBufferPointer { gy in
-                    for y in 1..<(h - 1) {
-                        let row = y * w
-                        for x in 1..<(w - 1) {
-                            gx[row + x] = 0.5 * unit * (p[row + x + 1] - p[row + x - 1])
-                            gy[row + x] = 0.5 * unit * (p[row + x + w] - p[row + x - w])
-                        }
-                    }
-                }
-            }
-        }
-        var chosen = [Int]()
         let interior = (w - 2) * (h - 2)
-        if interior <= maxSamples {
-            chosen.reserveCapacity(interior)
-            for y in 1..<(h - 1) { for x in 1..<(w - 1) { chosen.append(y * w + x) } }
-        } else {
-            chosen.reserveCapacity(maxSamples)
-            let cols = min(Self.gridColumns, w - 2), rows = min(Self.gridRows, h - 2)
-            var magnitudes = [Float](), work = [Float]()
-            for cy in 0..<rows {
-                let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
+        let selects = interior > maxSamples
+        let cols = min(Self.gridColumns, w - 2), rows = selects ? min(Self.gridRows, h - 2) : 1
+        var sx = [Float](), sy = [Float](), sv = [Float](), sgx = [Float](), sgy = [Float]()
+        let capacity = min(interior, maxSamples + cols * rows)
+        sx.reserveCapacity(capacity); sy.reserveCapacity(capacity); sv.reserveCapacity(capacity)
+        sgx.reserveCapacity(capacity); sgy.reserveCapacity(capacity)
+        var total = 0.0
+        var chosen = [Int](), magnitudes = [Float](), work = [Float]()
+        for cy in 0..<rows {
+            // Interior rows y0 ..< y1 of this band; blurred rows y0 − 1 … y1.
+            let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
+            guard y0 < y1 else { continue }
+            let band = Self.smoothedRows(plane, (y0 - 1)..<(y1 + 1))
+            @inline(__always) func at(_ x: Int, _ y: Int) -> Float { band[(y - y0 + 1) * w + x] }
+            @inline(__always) func gradient(_ x: Int, _ y: Int) -> (Float, Float) {
+                (0.5 * unit * (at(x + 1, y) - at(x - 1, y)), 0.5 * unit * (at(x, y + 1) - at(x, y - 1)))
+            }
+            chosen.removeAll(keepingCapacity: true)
+            if !selects {
+                for y in y0..<y1 { for x in 1..<(w - 1) { chosen.append(y * w + x) } }
+            } else {
                 for cx in 0..<cols {
                     let x0 = 1 + cx * (w - 2) / cols, x1 = 1 + (cx + 1) * (w - 2) / cols
                     let cellCount = (x1 - x0) * (y1 - y0)
@@ -114,8 +127,8 @@ struct HomographyLevel: Sendable {
                     // (not a full sort), ties taken in scan order.
                     magnitudes.removeAll(keepingCapacity: true)
                     for y in y0..<y1 { for x in x0..<x1 {
-                        let i = y * w + x
-                        magnitudes.append(gradX[i] * gradX[i] + gradY[i] * gradY[i])
+                        let (gx, gy) = gradient(x, y)
+                        magnitudes.append(gx * gx + gy * gy)
                     } }
                     work = magnitudes
                     let threshold = HomographyLevel.select(&work, rank: cellCount - quota)
@@ -131,28 +144,21 @@ struct HomographyLevel: Sendable {
                         }
                     } }
                 }
+                chosen.sort()
             }
-            chosen.sort()
+            for i in chosen {
+                let x = i % w, y = i / w
+                let (gx, gy) = gradient(x, y)
+                let value = at(x, y)
+                sx.append(Float(im[0] * Double(x) + im[2]))
+                sy.append(Float(im[4] * Double(y) + im[5]))
+                sv.append(value)
+                total += Double(value)
+                sgx.append(gx)
+                sgy.append(gy)
+            }
         }
-        guard let inverse = m.inverse else {
-            xs = []; ys = []; values = []; gxs = []; gys = []; mean = 0
-            return
-        }
-        let im = inverse.matrix
-        var sx = [Float](), sy = [Float](), sv = [Float](), sgx = [Float](), sgy = [Float]()
-        sx.reserveCapacity(chosen.count); sy.reserveCapacity(chosen.count); sv.reserveCapacity(chosen.count)
-        sgx.reserveCapacity(chosen.count); sgy.reserveCapacity(chosen.count)
-        var total = 0.0
-        for i in chosen {
-            let x = Double(i % w), y = Double(i / w)
-            sx.append(Float(im[0] * x + im[2]))
-            sy.append(Float(im[4] * y + im[5]))
-            sv.append(px[i])
-            total += Double(px[i])
-            sgx.append(gradX[i])
-            sgy.append(gradY[i])
-        }
-        let mu = chosen.isEmpty ? 0 : total / Double(chosen.count)
+        let mu = sv.isEmpty ? 0 : total / Double(sv.count)
         mean = mu
         let muF = Float(mu)
         values = sv.map { $0 - muF }
@@ -174,7 +180,8 @@ struct HomographyLevel: Sendable {
     /// homography, linearised as `R(W(Δp; x)) ≈ R(x) + ∇R · ∂W/∂p · Δp`
     /// (Baker & Matthews 2004, with the photometric terms of their
     /// "simultaneous" variant solved jointly: a 10 × 10 system). Each
-    /// iteration samples `frame` bilinearly at the warped points, estimates
+    /// iteration samples `frame` at the warped points (bilinearly, as if
+    /// blurred by `smoothed` first: `SmoothedBilinear`), estimates
     /// σ̂ from the median absolute residual, weights the samples by `loss`,
     /// solves the normal equations, and composes `W ← W ∘ W(Δp)⁻¹`.
     /// Samples warped outside the frame are skipped.
@@ -183,7 +190,7 @@ struct HomographyLevel: Sendable {
     ///   - corners: normalised image corners; the level stops when an update
     ///     moves none of them by more than `threshold` normalised units.
     /// - Returns: nil when the system is singular or the warp degenerates.
-    func refine(frame: Plane, warp: inout Transform, gain: inout Double, offset: inout Double,
+    func refine<Frame: SamplePlane>(frame: Frame, warp: inout Transform, gain: inout Double, offset: inout Double,
                 loss: HomographyOptions.RobustLoss, maxIterations: Int, threshold: Double,
                 corners: [(Double, Double)]) -> Outcome? {
         let n = count
@@ -241,18 +248,20 @@ struct HomographyLevel: Sendable {
         return Outcome(iterations: iteration, residualRMS: rms)
     }
 
-    /// Samples `frame` bilinearly at every warped sample point (`matrix`:
-    /// normalised reference → frame level pixels, row-major Float) and
-    /// stores `F − gain·R − offset`, or NaN where the point falls outside
-    /// the frame's pixel-centre extent. Returns how many are valid.
-    private func sampleResiduals(frame: Plane, matrix m: [Float], gain: Float, offset: Float,
-                                 into residuals: inout [Float]) -> Int {
+    /// Samples `frame` at every warped sample point (`matrix`: normalised
+    /// reference → frame level pixels, row-major Float), bilinearly as if
+    /// blurred by `smoothed` first, and stores `F − gain·R − offset`, or NaN
+    /// where the point falls outside the frame's pixel-centre extent.
+    /// Returns how many are valid.
+    private func sampleResiduals<Frame: SamplePlane>(frame: Frame, matrix m: [Float], gain: Float, offset: Float,
+                                                     into residuals: inout [Float]) -> Int {
         let fw = frame.width, fh = frame.height
         let maxX = Float(fw - 1), maxY = Float(fh - 1)
         let n = count
         var valid = 0
         let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
-        frame.pixels.withUnsafeBufferPointer { f in
+        frame.withSampleBuffer { f in
+            let sampler = SmoothedBilinear(f, width: fw, height: fh)
             xs.withUnsafeBufferPointer { xp in
             ys.withUnsafeBufferPointer { yp in
             values.withUnsafeBufferPointer { vp in
@@ -263,13 +272,7 @@ struct HomographyLevel: Sendable {
                     let u = (m0 * x + m1 * y + m2) / d
                     let v = (m3 * x + m4 * y + m5) / d
                     guard u >= 0, u <= maxX, v >= 0, v <= maxY else { rp[i] = .nan; continue }
-                    let ix = min(Int(u), fw - 2), iy = min(Int(v), fh - 2)
-                    let tx = u - Float(ix), ty = v - Float(iy)
-                    let o = iy * fw + ix
-                    let top = f[o] + tx * (f[o + 1] - f[o])
-                    let bottom = f[o + fw] + tx * (f[o + fw + 1] - f[o + fw])
-                    let sample = top + ty * (bottom - top)
-                    rp[i] = sample - gain * vp[i] - offset
+                    rp[i] = sampler.value(u: u, v: v) - gain * vp[i] - offset
                     valid += 1
                 }
             }}}}

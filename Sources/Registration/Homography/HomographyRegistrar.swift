@@ -21,7 +21,11 @@
 ///    reference and frame levels are smoothed by a [1 2 1]² binomial first
 ///    (sharp edges otherwise make the bilinear linearisation poor: on the
 ///    street bench bursts this cut the corner error 2.5× and the iterations
-///    about 3×). Coarse levels stop at a 10× looser threshold (≤ 10 iterations).
+///    about 3×); the frame's blur is folded into its sampling
+///    (`SmoothedBilinear`), so only the sample points of a level are read
+///    and the cost of a level does not grow with its pixel count beyond the
+///    shrink that makes it. Coarse levels stop at a 10× looser threshold
+///    (≤ 10 iterations).
 /// 4. **Checks and score.** The frame's ≤ 512 px level is warped by the
 ///    result and phase-correlated against the reference again: that peak
 ///    height is the `score` (only the registrar's coarse stage runs there:
@@ -98,7 +102,7 @@ public final class HomographyRegistrar: Sendable {
         scoreHeight = pyramid[score].height
         let coords = coordinates
         levels = (finest...coarsest).map { k in
-            HomographyLevel(plane: HomographyLevel.smoothed(pyramid[k]), factor: 1 << k, coordinates: coords, maxSamples: options.maxSamplesPerLevel)
+            HomographyLevel(plane: pyramid[k], factor: 1 << k, coordinates: coords, maxSamples: options.maxSamplesPerLevel)
         }
         let sp = pyramid[score]
         let sf = max(1, min((max(sp.width, sp.height) + Self.scoreSize - 1) / Self.scoreSize,
@@ -121,8 +125,8 @@ public final class HomographyRegistrar: Sendable {
     /// reference) returns the identity with score 0, never accepted.
     ///
     /// Accuracy (`stack-bench --cases homography`: street truth warped by
-    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.013 px at
-    /// 1600×1200 and 0.040 px at 4000×3000 refined at full resolution;
+    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.014 px at
+    /// 1600×1200 and 0.039 px at 4000×3000 refined at full resolution;
     /// 640×480 test scenes (`HomographyTests`, moving objects, gain/offset
     /// change): corner RMS 0.018 px, max 0.043 px. Its time per frame, and
     /// OpenCV's ECC on the same frames, are in docs/performance.md.
@@ -130,16 +134,33 @@ public final class HomographyRegistrar: Sendable {
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
     ///   reference's size; `.fftPlanFailed` if FFTW cannot plan.
     public func estimate(_ frame: Plane) throws -> HomographyEstimate {
+        try estimate(samples: frame)
+    }
+
+    /// `estimate(_:)` for a luma of 8-bit samples (`v / 255`), read as they
+    /// are (a JPEG's Y plane): no float copy of the frame is made, since the
+    /// full-resolution level is only read at the refinement's sample points.
+    public func estimate(_ frame: BytePlane) throws -> HomographyEstimate {
+        try estimate(samples: frame)
+    }
+
+    /// `estimate(_:)` for either sample type. Level 0 stays the caller's
+    /// plane (read through `SmoothedBilinear` at the samples only); the
+    /// coarser levels are box-shrunk floats, made from it once.
+    private func estimate<Frame: SamplePlane>(samples frame: Frame) throws -> HomographyEstimate {
         guard frame.width == width, frame.height == height else {
             throw RegistrationError.sizeMismatch(
                 "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
         }
-        var pyramid = [frame]
-        pyramid.reserveCapacity(pyramidDepth + 1)
-        while pyramid.count <= pyramidDepth, let last = pyramid.last { pyramid.append(last.downsampled(by: 2)) }
+        // pyramid[k - 1] is level k (k ≥ 1).
+        var pyramid = [Plane]()
+        pyramid.reserveCapacity(pyramidDepth)
+        if pyramidDepth >= 1 { pyramid.append(frame.shrunk(by: 2)) }
+        while pyramid.count < pyramidDepth, let last = pyramid.last { pyramid.append(last.downsampled(by: 2)) }
+        let scorePlane = scoreLevel == 0 ? frame.floatPlane : pyramid[scoreLevel - 1]
 
         // 1. Translation by phase correlation on the score level.
-        let t = try scorer.estimate(pyramid[scoreLevel])
+        let t = try scorer.estimate(scorePlane)
         let f = Double(1 << scoreLevel)
         let translation = Transform.translation(dx: t.dx * f, dy: t.dy * f)
         func fallback(_ reason: String, iterations: Int = 0) -> HomographyEstimate {
@@ -162,10 +183,14 @@ public final class HomographyRegistrar: Sendable {
             // Coarser levels only need to land within the next level's basin.
             let isFinest = index == 0
             let threshold = options.convergenceThreshold * (isFinest ? 1 : 10) * Double(level.factor) / coords.scale
-            let levelFrame = HomographyLevel.smoothed(pyramid[finestLevel + index])
-            guard let outcome = level.refine(frame: levelFrame, warp: &warp, gain: &gain, offset: &offset,
-                                             loss: options.robustLoss, maxIterations: isFinest ? options.maxIterationsPerLevel : min(10, options.maxIterationsPerLevel),
-                                             threshold: threshold, corners: corners) else {
+            let k = finestLevel + index
+            let maxIterations = isFinest ? options.maxIterationsPerLevel : min(10, options.maxIterationsPerLevel)
+            let refined = k == 0
+                ? level.refine(frame: frame, warp: &warp, gain: &gain, offset: &offset, loss: options.robustLoss,
+                               maxIterations: maxIterations, threshold: threshold, corners: corners)
+                : level.refine(frame: pyramid[k - 1], warp: &warp, gain: &gain, offset: &offset, loss: options.robustLoss,
+                               maxIterations: maxIterations, threshold: threshold, corners: corners)
+            guard let outcome = refined else {
                 return fallback("The refinement became singular on the 1/\(level.factor) level.", iterations: iterations)
             }
             iterations += outcome.iterations
@@ -185,7 +210,7 @@ public final class HomographyRegistrar: Sendable {
         let l = coords.levelMatrix(factor: 1 << scoreLevel)
         guard let lInverse = l.inverse else { return fallback("Internal level geometry is singular.", iterations: iterations) }
         let levelTransform = l.concatenating(inverseWarp).concatenating(lInverse)
-        var warped = Warper.warp([pyramid[scoreLevel]], by: levelTransform, width: scoreWidth, height: scoreHeight,
+        var warped = Warper.warp([scorePlane], by: levelTransform, width: scoreWidth, height: scoreHeight,
                                  interpolation: .bicubic)
         guard var plane = warped.planes.first else { return fallback("Warping failed.", iterations: iterations) }
         Self.fillUncovered(&plane, coverage: warped.coverage)

@@ -246,8 +246,8 @@ final class FramePreparer: Sendable {
         let name = report.path
         let estimate = try clock.time(.register) {
             try registrationFailure(naming: name) {
-                // The translation reads a Y plane's bytes as they are; the other models take floats.
-                try registrar.estimate(registrar.searchFactor != nil ? luma.planes.luma : .floats(luma.floats),
+                // The translation and the homography read a Y plane's bytes as they are; the other models take floats.
+                try registrar.estimate(registrar.readsByteLuma ? luma.planes.luma : .floats(luma.floats),
                                        downsampled: luma.planes.small)
             }
         }

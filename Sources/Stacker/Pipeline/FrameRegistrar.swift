@@ -39,6 +39,9 @@ protocol RegistrationModel: Sendable {
     var lumaSearchFactor: Int? { get }
     /// The reference's own stars (star models), else nil.
     var referenceStarSummary: StarSummary? { get }
+    /// True when the model reads a luma of bytes (a JPEG's Y) as it is;
+    /// false when it wants floats (the caller converts once and keeps them).
+    var readsByteLuma: Bool { get }
     /// The estimate for a frame's luma (with `downsampled`, the luma shrunk
     /// by `searchFactor`, when the caller made it).
     func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate
@@ -81,6 +84,8 @@ struct FrameRegistrar: Sendable {
     var searchFactor: Int? { model.lumaSearchFactor }
     /// See `RegistrationModel.referenceStarSummary`.
     var referenceStars: StarSummary? { model.referenceStarSummary }
+    /// See `RegistrationModel.readsByteLuma`.
+    var readsByteLuma: Bool { model.readsByteLuma }
 
     /// Registers one frame's luma. A float luma spanning less than 1/1000 of
     /// the scale is rescaled first (`RegistrationScale`: affine, so the
@@ -92,9 +97,14 @@ struct FrameRegistrar: Sendable {
     }
 }
 
+extension RegistrationModel {
+    var readsByteLuma: Bool { false }
+}
+
 extension TranslationRegistrar: RegistrationModel {
     var lumaSearchFactor: Int? { searchFactor }
     var referenceStarSummary: StarSummary? { nil }
+    var readsByteLuma: Bool { true }
 
     func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
         let e: TranslationEstimate
@@ -113,9 +123,14 @@ extension TranslationRegistrar: RegistrationModel {
 extension HomographyRegistrar: RegistrationModel {
     var lumaSearchFactor: Int? { nil }
     var referenceStarSummary: StarSummary? { nil }
+    var readsByteLuma: Bool { true }
 
     func estimate(_ luma: DecodedFrame.Luma, downsampled: Plane?) throws -> RegistrationEstimate {
-        let e = try estimate(luma.floatPlane)
+        let e: HomographyEstimate
+        switch luma {
+        case .floats(let plane): e = try estimate(plane)
+        case .bytes(let plane): e = try estimate(plane)
+        }
         let rule = TranslationOptions(minimumScore: options.minimumScore, minimumAgreement: options.minimumAgreement)
         return RegistrationEstimate(transform: e.transform, score: e.score, isAccepted: e.isAccepted,
                                     rejection: e.isAccepted ? nil : rule.rejection(score: e.score, overlapAgreement: e.overlapAgreement),
