@@ -89,8 +89,8 @@ struct FieldSpanTests {
     func selection() {
         var u = Uniform(state: 41)
         for count in [1, 2, 3, 7, 64, 225, 256] {
-            // Values on a coarse grid, so many repeat.
-            let values = (0..<count).map { _ in Float((u.next() * 8).rounded()) / 8 }
+            // Magnitudes on a coarse grid, so many repeat (zeros too), and a few fine ones.
+            let values = (0..<count).map { i in i % 5 == 0 ? Float(abs(u.next())) : Float(abs((u.next() * 8).rounded())) / 8 }
             let sorted = values.sorted()
             for rank in Set([0, count / 2, count - 1]) {
                 var copy = values

@@ -227,29 +227,40 @@ struct TilePatch {
                 Double(squares.sum()), Double(weights.sum()))
     }
 
-    /// The value of rank `rank` (0-based) among `count` floats at `values`
-    /// in ascending order, as a full sort would place it (Hoare's
-    /// selection; reorders `values`). No NaN among them.
-    static func select(_ start: UnsafeMutablePointer<Float>, count: Int, rank: Int) -> Float {
+    /// The value of rank `rank` (0-based) among `count` non-negative,
+    /// finite floats at `values`, as a full sort would place it. Such
+    /// floats order as their bit patterns do, so the value is found bit by
+    /// bit, high to low: the largest pattern `t` with at most `rank` values
+    /// below it, each count a pass of eight lanes (`b − t` wraps to a set
+    /// top bit exactly where `b < t`). No branch depends on the data, where
+    /// a partition (Hoare's selection) mispredicted about every other
+    /// comparison.
+    static func select(_ values: UnsafeMutablePointer<Float>, count: Int, rank: Int) -> Float {
         precondition(rank >= 0 && rank < count, "TilePatch.select: rank \(rank) of \(count)")
-        let values = UnsafeMutableBufferPointer(start: start, count: count)
-        var low = 0, high = count - 1
-        while high > low {
-            // Median of three as the pivot.
-            let mid = low + (high - low) / 2
-            if values[mid] < values[low] { values.swapAt(mid, low) }
-            if values[high] < values[low] { values.swapAt(high, low) }
-            if values[high] < values[mid] { values.swapAt(high, mid) }
-            let pivot = values[mid]
-            var i = low, j = high
-            while i <= j {
-                while values[i] < pivot { i &+= 1 }
-                while values[j] > pivot { j &-= 1 }
-                if i <= j { values.swapAt(i, j); i &+= 1; j &-= 1 }
+        typealias Bits = SIMD8<UInt32>
+        let raw = UnsafeRawPointer(values)
+        let whole = count / Bits.scalarCount * Bits.scalarCount
+        @inline(__always) func below(_ t: UInt32) -> Int {
+            var lanes = Bits()
+            let splat = Bits(repeating: t)
+            var k = 0
+            while k < whole {
+                lanes &+= (raw.loadUnaligned(fromByteOffset: 4 * k, as: Bits.self) &- splat) &>> 31
+                k += Bits.scalarCount
             }
-            if rank <= j { high = j } else if rank >= i { low = i } else { return values[rank] }
+            var n = Int(lanes.wrappedSum())
+            while k < count {
+                n += Int((values[k].bitPattern &- t) >> 31)
+                k += 1
+            }
+            return n
         }
-        return values[rank]
+        var result: UInt32 = 0
+        for bit in stride(from: 30, through: 0, by: -1) {
+            let candidate = result | (1 << UInt32(bit))
+            if below(candidate) <= rank { result = candidate }
+        }
+        return Float(bitPattern: result)
     }
 
     /// The frame sampled bilinearly at `(x, y)`; NaN outside its pixel-centre extent.
