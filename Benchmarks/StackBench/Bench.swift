@@ -61,8 +61,10 @@ final class Bench {
         let modes = ["average", "median", "sigma-clip"].filter(wants)
         var rounds: [String: [Sample]] = [:]
         let floorNames = (raw: "decode-floor raw 20×12MP", float: "decode-floor float 20×12MP")
+        // The handheld case is measured against the floor of its own rounds.
+        let floorRounds = wants("floor") || wants("handheld")
         for r in 0..<settings.repeats {
-            if wants("floor") {
+            if floorRounds {
                 rounds[floorNames.raw, default: []].append(try floorRun(name: floorNames.raw, paths: main20, raw: true, round: r))
                 rounds[floorNames.float, default: []].append(try floorRun(name: floorNames.float, paths: main20, raw: false, round: r))
             }
@@ -76,7 +78,7 @@ final class Bench {
                                  extra: ["--align", align]))
             }
         }
-        if wants("floor") {
+        if floorRounds {
             floorRaw = floorResult(name: floorNames.raw, samples: rounds[floorNames.raw]!, raw: true, paths: main20)
             floorFloat = floorResult(name: floorNames.float, samples: rounds[floorNames.float]!, raw: false, paths: main20)
         }
@@ -150,6 +152,9 @@ final class Bench {
                 let paired = Stats.median(zip(c.walls, f.walls).map { $0 / $1 })
                 check("median \(align) / decode floor (raw TurboJPEG), per round", paired,
                       align == "homography" ? "≤ 3×" : "(info)") { align == "homography" ? $0 <= 3 : true }
+                // CPU seconds: the steadier figure on a shared machine.
+                let cpu = Stats.median(zip(c.samples, f.samples).map { $0.cpu / max($1.cpu, 1e-9) })
+                check("median \(align) / decode floor (raw TurboJPEG), CPU seconds per round", cpu, "(info)") { _ in true }
             }
             if let t = translation, t.maxRSS > 0 {
                 check("median \(align) peak RSS / translation median's", Double(c.maxRSS) / Double(t.maxRSS),

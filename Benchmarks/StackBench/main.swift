@@ -28,8 +28,9 @@ OPTIONS:
                      debayer: each --debayer method on a 24 MP RGGB mosaic,
                      CPU seconds per call on one thread;
                      handheld: the 20 × 12 MP median with --align homography
-                     and --align local against the decode floor, peak RSS
-                     against the translation median's;
+                     and --align local against the decode floor (run in the
+                     same rounds; wall and CPU seconds), peak RSS against the
+                     translation median's (with the median case);
                      heic: 20 × 12 MP HEIC median against the HEIC decode floor;
                      ser: 200 × 1280×960 16-bit SER median and average against
                      the SER read floor, and 200 / 2,000 × 320×240 8-bit frames;

@@ -95,7 +95,7 @@ enum RegisterCommand {
             terminal.clearProgress()
             let range = options.frameRange ?? 0..<frames.count
             let json = TransformsFile.json(records: result.frames[range], reference: result.referenceIndex,
-                                           first: range.lowerBound)
+                                           first: range.lowerBound, alignment: options.alignment)
             try AtomicFile.write(Array(json.utf8), to: output)
             if !settings.quiet {
                 for w in result.warnings where !w.contains(": skipped: outside the frames") { terminal.line("stack: warning: \(w)") }

@@ -95,7 +95,9 @@ struct StackCommand {
         OptionSpec(names: ["--wb"], valueName: "none|camera|auto",
                    help: "white balance of debayered mosaics, then a camera raw's matrix to linear sRGB: camera = the raw's as-shot balance (Bayer FITS left as is), auto = grey world, none = the camera's own colour (default: camera)"),
         OptionSpec(names: ["--match-exposure"], valueName: nil,
-                   help: "undo each frame's exposure drift before the merge: a robust gain and offset of its aligned luma against the reference's, for handheld bursts whose auto-exposure moved (reported as exposureGain, exposureOffset)"),
+                   help: "undo each frame's exposure drift before the merge: a robust gain and offset of its aligned luma against the reference's, for handheld bursts whose auto-exposure moved (reported as exposureGain, exposureOffset) (default: on with --align homography or local unless --normalize is given, which takes its place; off otherwise)"),
+        OptionSpec(names: ["--no-match-exposure"], valueName: nil,
+                   help: "leave each frame's exposure as it is (turns off the default exposure matching of --align homography and local)"),
         OptionSpec(names: ["--normalize"], valueName: "method",
                    help: "match frame backgrounds to the reference before combining: none | additive | multiplicative | addscale (default: none)"),
         OptionSpec(names: ["--memory-limit"], valueName: "size",
@@ -274,10 +276,15 @@ struct StackCommand {
         if let n = try args.value("--normalize", Normalization.init(rawValue:), else: {
             "unknown --normalize '\($0)' (expected none, additive, multiplicative or addscale)" }) { o.normalization = n }
         if args.flags.contains("--match-exposure") {
+            guard !args.flags.contains("--no-match-exposure") else {
+                throw UsageError(description: "--match-exposure and --no-match-exposure contradict each other; choose one")
+            }
             guard o.normalization == .none else {
                 throw UsageError(description: "--match-exposure and --normalize both match frame levels to the reference; choose one")
             }
             o.matchExposure = true
+        } else if args.flags.contains("--no-match-exposure") {
+            o.matchExposure = false
         }
         if let c = try args.value("--cfa", parseCFA, else: {
             "unknown --cfa '\($0)' (expected auto, RGGB, BGGR, GRBG, GBRG or none)" }) { o.cfa = c }

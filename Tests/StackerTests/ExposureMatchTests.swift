@@ -5,7 +5,8 @@ import Testing
 
 /// `--match-exposure`: the robust exposure line (`ExposureFit`) and a
 /// handheld burst whose auto-exposure drifted, stacked with and without the
-/// correction and measured against the truth (the reference view).
+/// correction and measured against the truth (the reference view); on by
+/// default for the handheld alignments only.
 @Suite("Exposure matching")
 struct ExposureMatchTests {
     @Test("the robust line finds gain and offset through noise and a fifth of outliers, and refuses what it cannot fit")
@@ -58,12 +59,13 @@ struct ExposureMatchTests {
     /// The burst's frames move by translations, which that alignment finds
     /// fastest; `drift()` runs `--align local` once as well.
     static func psnr(_ frames: [Image], mode: StackMode, robust: Bool = false, align: Alignment = .translation,
-                     match: Bool) throws -> (psnr: Double, result: StackResult) {
+                     match: Bool?, normalization: Normalization = .none) throws -> (psnr: Double, result: StackResult) {
         var options = StackOptions()
         options.alignment = align
         options.mode = mode
         options.robustAverage = robust
         options.matchExposure = match
+        options.normalization = normalization
         let result = try stack(frames.enumerated().map { .image($1, name: "frame \($0)") }, options: options)
         return (ImageMetrics.psnr(result.image, rendered.truth, mask: interior), result)
     }
@@ -102,7 +104,7 @@ struct ExposureMatchTests {
         #expect(json.components(separatedBy: "\"exposureOffset\"").count - 1 == Self.drift.count - 1)
     }
 
-    @Test("a burst without drift loses ≤ 0.05 dB to the matching")
+    @Test("a burst without drift loses ≤ 0.05 dB to the matching, also where the homography turns it on by default")
     func noDrift() throws {
         for mode in [StackMode.median, .average] {
             let plain = try Self.psnr(Self.rendered.frames, mode: mode, match: false)
@@ -110,5 +112,38 @@ struct ExposureMatchTests {
             print("no drift, \(mode): \(plain.psnr) dB plain, \(matched.psnr) dB matched")
             #expect(matched.psnr >= plain.psnr - 0.05, "\(mode): \(plain.psnr) → \(matched.psnr) dB")
         }
+        let off = try Self.psnr(Self.rendered.frames, mode: .median, align: .homography, match: false)
+        let byDefault = try Self.psnr(Self.rendered.frames, mode: .median, align: .homography, match: nil)
+        print("no drift, median, homography: \(off.psnr) dB off, \(byDefault.psnr) dB by default")
+        #expect(byDefault.result.frames.dropFirst().allSatisfy { $0.exposureGain != nil }, "on by default")
+        #expect(byDefault.psnr >= off.psnr - 0.05, "\(off.psnr) → \(byDefault.psnr) dB")
+    }
+
+    /// The pixels of a result, to compare two runs exactly.
+    static func pixels(_ result: StackResult) -> [[Float]] { result.image.planes.map(\.pixels) }
+
+    @Test("by default the homography matches exposure (≥ 0.75 dB on a drifting burst), translation does not (same pixels), and a normalization takes its place")
+    func defaults() throws {
+        let off = try Self.psnr(Self.drifted, mode: .median, align: .homography, match: false)
+        let byDefault = try Self.psnr(Self.drifted, mode: .median, align: .homography, match: nil)
+        print("exposure drift, median, homography: \(off.psnr) dB off, \(byDefault.psnr) dB by default")
+        #expect(byDefault.psnr >= off.psnr + 0.75, "\(off.psnr) → \(byDefault.psnr) dB")
+        #expect(off.result.frames.allSatisfy { $0.exposureGain == nil })
+        for (report, d) in zip(byDefault.result.frames.dropFirst(), Self.drift.dropFirst()) {
+            let gain = try #require(report.exposureGain)
+            #expect(abs(gain - Double(d.gain)) < 0.01, "\(report.path): gain \(gain) against \(d.gain)")
+        }
+        // Translation: off by default, the very pixels of an explicit false.
+        let translation = try Self.psnr(Self.drifted, mode: .median, match: nil)
+        let translationOff = try Self.psnr(Self.drifted, mode: .median, match: false)
+        #expect(Self.pixels(translation.result) == Self.pixels(translationOff.result))
+        #expect(translation.result.frames.allSatisfy { $0.exposureGain == nil })
+        // A normalization replaces the default matching: the pixels of an explicit false with it.
+        let normalized = try Self.psnr(Self.drifted, mode: .median, align: .homography, match: nil,
+                                       normalization: .multiplicative)
+        let normalizedOff = try Self.psnr(Self.drifted, mode: .median, align: .homography, match: false,
+                                          normalization: .multiplicative)
+        #expect(Self.pixels(normalized.result) == Self.pixels(normalizedOff.result))
+        #expect(normalized.result.frames.allSatisfy { $0.exposureGain == nil })
     }
 }

@@ -108,10 +108,12 @@ public struct TileAligner: Sendable {
         let t = options.tileSize
         let isFinest = level == 0
         let radius = coarser == nil ? options.searchRadius : options.refineRadius
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: TilePatch.scratchCount(size: t)) { scratch in
         reference.pixels.withUnsafeBufferPointer { r in
             frame.pixels.withUnsafeBufferPointer { f in
                 let patch = TilePatch(reference: r.baseAddress!, frame: f.baseAddress!,
-                                      width: reference.width, height: reference.height, size: t)
+                                      width: reference.width, height: reference.height, size: t,
+                                      scratch: scratch.baseAddress!)
                 for row in 0..<field.rows {
                     for column in 0..<field.columns {
                         let index = row * field.columns + column
@@ -164,6 +166,7 @@ public struct TileAligner: Sendable {
                     }
                 }
             }
+        }
         }
         if isFinest { Self.dropUnmatched(&field, costs: costs, ratio: Float(options.maximumCostRatio)) }
         return field

@@ -227,7 +227,9 @@ enum GeneralWarp {
     /// sources are read as bytes, widened in registers and scaled by
     /// `S.unit` after the weighted sum. With a `field`, reference pixel
     /// `(x, y)` is sampled at `matrix(x + dx, y + dy)`, `(dx, dy)` the
-    /// field's displacement there (per pixel, projective path).
+    /// field's displacement there: the field is linear between its tile
+    /// centres' columns, so each span of a row is one projective map there
+    /// (`DisplacementField.projectiveMap`) and is stepped as above.
     static func run<S: PlaneSample>(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
                                     interpolation: Interpolation, sources: [[S]],
                                     outputs outs: [UnsafeMutablePointer<Float>],
@@ -243,8 +245,10 @@ enum GeneralWarp {
         let reach = (abs(m0) + abs(m1)) * Double(max(width, rows.upperBound)) + abs(m2)
                   + (abs(m3) + abs(m4)) * Double(max(width, rows.upperBound)) + abs(m5)
         let affine = field == nil && m6 == 0 && m7 == 0 && m8 == 1 && reach < Double(1 << 30)
-        // Projective without a field: stepped over spans (`ProjectiveSpan`).
-        let spans = !affine && field == nil
+        // Projective, or through a field: stepped over spans (`ProjectiveSpan`),
+        // a field's spans cut where it bends (`DisplacementField.projectiveMap`).
+        let spans = !affine
+        let bends = field != nil, pieces = field ?? .zero
         let unit = S.unit
         let low = Int64((-Warper.edgeEpsilon * one).rounded(.down))
         let highX = Int64(((Double(fw - 1) + Warper.edgeEpsilon) * one).rounded(.down))
@@ -267,7 +271,9 @@ enum GeneralWarp {
                 for xr in 0..<width {
                     if spans && xr == spanEnd {
                         spanEnd = min(xr + ProjectiveSpan.length, width)
-                        span = spanEnd - xr > 1 ? ProjectiveSpan(matrix, row: y, first: xr, last: spanEnd - 1, one: one,
+                        var spanMatrix = matrix
+                        if bends { (spanMatrix, spanEnd) = pieces.projectiveMap(matrix, row: y, from: xr, limit: spanEnd) }
+                        span = spanEnd - xr > 1 ? ProjectiveSpan(spanMatrix, row: y, first: xr, last: spanEnd - 1, one: one,
                                                                  low: low, highX: highX, highY: highY) : nil
                     }
                     let X: Int64, Y: Int64
@@ -278,8 +284,8 @@ enum GeneralWarp {
                         (X, Y) = span!.next()
                     } else {
                         var px = Double(xr), py = y
-                        if let field {
-                            let d = field.displacement(x: px, y: py)
+                        if bends {
+                            let d = pieces.displacement(x: px, y: py)
                             px += d.dx; py += d.dy
                         }
                         let ww = m6 * px + m7 * py + m8

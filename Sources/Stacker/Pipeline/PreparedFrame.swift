@@ -23,14 +23,15 @@ struct PreparedFrame: Sendable {
 struct RegistrationSetup: Sendable {
     var registrar: FrameRegistrar?
     var referenceSigma: Double
-    /// The reference's luma points for `--match-exposure`, else nil.
+    /// The reference's luma points when the run matches exposure
+    /// (`StackOptions.matchesExposure`), else nil.
     var exposure: ExposureMatch?
 
     /// The setup for `referenceLuma` under `options` and `plan`.
     init(referenceLuma: Plane, options: StackOptions, plan: StackPlan, referenceName: String,
          clock: StageClock) throws {
         referenceSigma = plan.weightsByNoise ? estimateNoiseSigma(referenceLuma) : 0
-        exposure = options.matchExposure ? ExposureMatch(referenceLuma: referenceLuma) : nil
+        exposure = options.matchesExposure ? ExposureMatch(referenceLuma: referenceLuma) : nil
         guard options.alignment != .none && options.givenTransforms == nil else {
             registrar = nil
             return

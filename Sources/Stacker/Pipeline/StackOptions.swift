@@ -40,6 +40,12 @@ public enum Alignment: String, Sendable, CaseIterable {
 
     /// True for the star-matching models (`stars`, `stars-affine`).
     public var usesStars: Bool { self == .stars || self == .starsAffine }
+
+    /// True for the handheld models (`homography`, `local`), whose runs
+    /// match each frame's exposure to the reference's unless told otherwise
+    /// (`StackOptions.matchExposure`): a phone's auto-exposure drifts
+    /// within a burst.
+    public var matchesExposureByDefault: Bool { self == .homography || self == .local }
 }
 
 /// How frames are weighted in the average and sigma-clip kernels.
@@ -177,11 +183,15 @@ public struct StackOptions: Sendable {
     public var calibration = CalibrationOptions()
     /// `--match-exposure`: each registered frame's exposure gain and offset
     /// against the reference (`ExposureFit`, on the aligned luma) is undone
-    /// before the merge, in every mode (default false). The CLI refuses it
-    /// with `normalization` (both match levels); given both, a registered
-    /// frame's exposure correction takes the place of its normalisation.
-    /// The drizzle pass does not apply it.
-    public var matchExposure = false
+    /// before the merge, in every mode. Nil (the default) leaves it to the
+    /// alignment: on for `.homography` and `.local` (handheld bursts, whose
+    /// auto-exposure drifts), off for the others, and off whenever a
+    /// `normalization` is set, which then takes its place (see
+    /// `matchesExposure`). The CLI refuses `--match-exposure` with
+    /// `--normalize`; given `true` and a normalization, a registered frame's
+    /// exposure correction takes the place of its normalisation. The drizzle
+    /// pass does not apply it.
+    public var matchExposure: Bool?
     /// How frame backgrounds are matched to the reference's before combining (default `.none`).
     public var normalization: Normalization = .none
     /// Which one-channel frames are CFA mosaics, and their pattern (default
@@ -200,6 +210,13 @@ public struct StackOptions: Sendable {
     /// unreadable profile counts as sRGB). False refuses such a frame
     /// (`StackerError.invalidInput` naming it).
     public var convertColour = true
+
+    /// Whether this run matches each frame's exposure: `matchExposure`, or
+    /// when that is nil, `alignment.matchesExposureByDefault` unless a
+    /// `normalization` is set.
+    public var matchesExposure: Bool {
+        matchExposure ?? (normalization == .none && alignment.matchesExposureByDefault)
+    }
 
     /// Options with the documented defaults.
     public init() {}

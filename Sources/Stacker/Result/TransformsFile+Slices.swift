@@ -27,11 +27,15 @@ extension TransformsFile {
     }
 
     /// The JSON text of a transforms file holding `records` (a run's
-    /// frame records from index `first` on) with reference `reference`:
-    /// each record as a report writes it (`--report`), so the file reads
-    /// back as `--transforms`.
-    public static func json(records: some Collection<FrameReport>, reference: Int, first: Int) -> String {
-        var out = "{\n  \"version\": 1,\n  \"reference\": \(reference),\n  \"first\": \(first),\n  \"frames\": [\n"
+    /// frame records from index `first` on) with reference `reference`,
+    /// made by `alignment` (written as `align`, as a report writes it): each
+    /// record as a report writes it (`--report`), so the file reads back as
+    /// `--transforms`.
+    public static func json(records: some Collection<FrameReport>, reference: Int, first: Int,
+                            alignment: Alignment? = nil) -> String {
+        var out = "{\n  \"version\": 1,\n"
+        if let alignment { out += "  \"align\": \(JSONText.string(alignment.rawValue)),\n" }
+        out += "  \"reference\": \(reference),\n  \"first\": \(first),\n  \"frames\": [\n"
         out += records.map(StackReport.frameJSON).joined(separator: ",\n")
         return out + "\n  ]\n}\n"
     }

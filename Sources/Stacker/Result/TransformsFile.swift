@@ -32,6 +32,9 @@ public struct TransformsFile: Sendable, Equatable {
     public var reference: Int?
     /// The frame index of the first entry (0 unless the file is a slice).
     public var first = 0
+    /// The alignment that made the transforms, when the file names it
+    /// (`align`, as a report and `stack register` write it).
+    public var alignment: Alignment?
     /// One entry per frame, in input order.
     public var frames: [Entry]
 
@@ -60,6 +63,7 @@ public struct TransformsFile: Sendable, Equatable {
             guard let index = r.int, index >= 0 else { throw ShapeError(reason: "\"reference\" is not a frame index") }
             reference = index
         }
+        alignment = root["align"]?.string.flatMap(Alignment.init(rawValue:))
         if let f = root["first"] {
             guard let index = f.int, index >= 0 else { throw ShapeError(reason: "\"first\" is not a frame index") }
             first = index
@@ -96,6 +100,10 @@ public struct TransformsFile: Sendable, Equatable {
 
     /// Sets `options` to stack with these transforms over `frameCount`
     /// frames: the given transforms, the frames left out, and the reference.
+    /// When `options.matchExposure` is nil and the file names its
+    /// alignment, exposure matching is settled as that alignment's run
+    /// settles it (`StackOptions.matchesExposure`, with the normalization
+    /// `options` has now), so the run matches the one that made the file.
     /// - Throws: `StackerError.invalidInput` naming `path` when the file
     ///   does not fit the run.
     public func apply(to options: inout StackOptions, frameCount: Int, path: some FilePathConvertible) throws {
@@ -114,6 +122,9 @@ public struct TransformsFile: Sendable, Equatable {
             throw StackerError.invalidInput(path: name, reason: "the reference frame \(options.referenceIndex) is marked unused")
         }
         options.givenTransforms = frames.map(\.transform)
+        if options.matchExposure == nil, let alignment {
+            options.matchExposure = options.normalization == .none && alignment.matchesExposureByDefault
+        }
         options.excludedFrames = [:]
         for (i, f) in frames.enumerated() where !f.used { options.excludedFrames[i] = f.reason }
     }
