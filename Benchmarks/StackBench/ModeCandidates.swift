@@ -75,6 +75,22 @@ extension Bench {
             report.cases.append(c)
             log("  \(k) frames: \(c.note)")
         }
+        // The exact definition against the candidates on the same pixels,
+        // through the per-pixel API (an array per call, the same overhead for both).
+        let pixels = 2048
+        for k in [20, 200, 1000] {
+            let sets = (0..<pixels).map { p in (0..<k).map { f in scene.frames[f].planes.map { $0.pixels[p * 16] } } }
+            for (label, m) in [("exact", Int.max), ("\(ModeCluster.candidateLimit) candidates", ModeCluster.candidateLimit)] {
+                let sample = EffectBench.timed { for x in sets { _ = ModeCluster.mode(x, candidateLimit: m) } }
+                var c = CaseResult(name: "mode per pixel \(label) \(k) samples", what: "ModeCluster.mode([[Float]]), RGB",
+                                   frames: k, megapixels: Double(pixels) / 1e6, samples: [sample])
+                let ns = sample.cpu / Double(pixels * k) * 1e9
+                c.extra = ["cpu_ns_per_sample": ns]
+                c.note = String(format: "%.1f CPU-ns per pixel-sample", ns)
+                report.cases.append(c)
+                log("  per pixel, \(label), \(k) samples: \(c.note)")
+            }
+        }
         if let a = perSample[20] {
             for k in [200, 1000] {
                 if let x = perSample[k] {
