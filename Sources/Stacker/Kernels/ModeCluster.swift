@@ -19,8 +19,11 @@
 /// then be smaller than the exact one by the few members at its rim
 /// (its centre is one of M samples, not the best of k), and can be another
 /// cluster only when two clusters are within those few members of each
-/// other in size; the `mode-candidates` bench case measures both against
-/// the exact definition.
+/// other in size, or when no candidate falls in the largest one (a run of
+/// ⌈k/M⌉ consecutive frames always holds one; a cluster scattered over the
+/// frames holds about its share of the M, so one of a few samples can be
+/// missed); the `mode-candidates` bench case measures both against the
+/// exact definition.
 ///
 /// This removes moving objects even where objects cover most of the frames,
 /// as long as the background is the single largest cluster and the objects'
