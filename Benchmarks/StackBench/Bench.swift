@@ -35,12 +35,12 @@ final class Bench {
         // Bursts first (cached).
         // The 12 MP JPEG burst is for everything but the homography and astro
         // cases (they have their own PNG sessions) and the kernels (in memory).
-        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "dng", "shards", "effect", "debayer"].contains($0) }
+        let needs12 = settings.cases.contains { !["homography", "astro", "astro-rejection", "kernels", "heic", "ser", "dng", "shards", "effect", "debayer", "robust-scaling", "mode-candidates"].contains($0) }
         var needed: [Burst] = needs12 ? [.mp12] : []
         if wants("register") || wants("pixels") || wants("4mp") { needed.append(.mp4) }
         if (wants("register") && !settings.quick) || wants("pixels") { needed.append(.mp1) }
         if wants("pixels") { needed.append(.mp24) }
-        if wants("robust-scaling") { needed.append(.mp12x200) }
+        if wants("robust-scaling"), let b = settings.scalingSource.burst { needed.append(b) }
         for b in needed { try b.ensure(in: w, log: log) }
         if needs12, let ss = try? RawTurboJPEG().subsampling(path: Burst.mp12.paths(in: w, count: 1)[0]) {
             report.notes.append("Bench frames: JPEG q\(Burst.quality), chroma " + (ss == 2 ? "4:2:0" : ss == 0 ? "4:4:4" : "code \(ss)")
@@ -111,6 +111,7 @@ final class Bench {
         if wants("drizzle") { try drizzleCases(paths: main20, megapixels: Burst.mp12.megapixels) }
         if wants("effect") { try effectCases() }
         if wants("robust-scaling") { try robustScaling() }
+        if wants("mode-candidates") { try modeCandidates() }
 
         // Checks against the decode floor: the median over rounds of each
         // round's ratio (the floor run just before), and for comparison the

@@ -13,6 +13,9 @@ struct Burst: Sendable {
     var frames: Int
     /// The frames' file format: JPEG, or HEIC (`.heif`: see `encodeHEIC`).
     var format: ImageFormat = .jpeg
+    /// This burst's JPEG quality: `Burst.quality` unless a burst needs
+    /// another (q90: the encoder's 4:4:4 chroma).
+    var jpegQuality: Int = Burst.quality
     /// JPEG (and HEIC) quality used to write the frames. 89, because the library's
     /// encoder picks 4:4:4 chroma at quality ≥ 90 and 4:2:0 below, and
     /// `EncodeOptions` has no subsampling option; q89 4:2:0 stands in for a
@@ -42,7 +45,7 @@ struct Burst: Sendable {
         let c = config
         return "v1 street \(c.width)x\(c.height) n\(c.frameCount) seed\(c.seed) shift\(c.maxShift) noise\(c.noiseSigma) "
             + "objects\(c.objectCount) coverage\(c.objectCoverage) "
-            + (format == .jpeg ? "jpeg q\(Burst.quality)" : "heic q\(Burst.quality) x265 \(Burst.heicPreset)")
+            + (format == .jpeg ? "jpeg q\(jpegQuality)" : "heic q\(Burst.quality) x265 \(Burst.heicPreset)")
     }
 
     /// The burst folder.
@@ -65,11 +68,11 @@ struct Burst: Sendable {
     func ensure(in work: String, log: (String) -> Void) throws {
         let dir = folder(in: work)
         try ensureGenerated(dir, fingerprint: fingerprint, required: paths(in: work), log: log,
-                            announce: "\(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), \(format == .jpeg ? "JPEG" : "HEIC") q\(Burst.quality)") {
+                            announce: "\(name): \(frames) × \(width)×\(height) (\(String(format: "%.1f", megapixels)) MP), \(format == .jpeg ? "JPEG q\(jpegQuality)" : "HEIC q\(Burst.quality)")") {
             if format == .heif {
                 try encodeHEIC(in: work)
             } else {
-                try SceneGenerator.write(config, to: dir, format: format, quality: Burst.quality)
+                try SceneGenerator.write(config, to: dir, format: format, quality: jpegQuality)
             }
         }
     }
@@ -106,6 +109,10 @@ struct Burst: Sendable {
     static let mp12 = Burst(name: "street-12mp-40", width: 4000, height: 3000, frames: 40)
     /// 200 × 12 MP: the robust modes' frame-count scaling (20, 100, 200 frames).
     static let mp12x200 = Burst(name: "street-12mp-200", width: 4000, height: 3000, frames: 200)
+    /// The same 200 × 12 MP at q90, which the encoder writes with 4:4:4
+    /// chroma: RGB in the robust modes' store (robust-scaling's `jpeg444`).
+    static let mp12x200rgb = Burst(name: "street-12mp-200-444", width: 4000, height: 3000, frames: 200,
+                                   jpegQuality: 90)
     /// 50 × 4 MP (the first 10 are the quick run's small burst and the 4 MP size point).
     static let mp4 = Burst(name: "street-4mp-50", width: 2304, height: 1728, frames: 50)
     /// 10 × 1 MP (size scaling, registration).

@@ -22,7 +22,10 @@ OPTIONS:
   --peers            also run ImageMagick, numpy + Pillow, scikit-image, OpenCV
                      (phase correlation, ECC homography), Siril (astro, astro-rejection) (once each)
   --cases a,b        run only these cases: \(Settings.allCases.joined(separator: ","))
-                     (robust-scaling only when named: 20/100/200 × 12 MP median,
+                     (mode-candidates only when named: the mode's CPU per sample
+                     at 3…1,000 frames, and its candidate centres against the exact
+                     mode on crowd and street scenes of 100–300 frames;
+                     robust-scaling only when named: 20/100/200 × 12 MP median,
                      sigma-clip and mode, with and without --memory-limit 1G;
                      about an hour on 2 cores, most of it the mode)
                      debayer: each --debayer method on a 24 MP RGGB mosaic,
@@ -58,6 +61,10 @@ OPTIONS:
                      the robust-scaling case's frame counts (default 20,100,200), modes
                      (default median,sigma-clip,mode) and --memory-limit values
                      ("none" = the default limit; default none,1G)
+  --scaling-source jpeg420|jpeg444|fits24
+                     the robust-scaling case's 200 frames: the 12 MP street burst as
+                     JPEG q89 4:2:0 (default) or q90 4:4:4 (~0.9 GB), or a 24 MP
+                     16-bit FITS StarField session (~9.6 GB, --align stars)
   --work DIR         where bursts and outputs go (default Benchmarks/work)
   --json FILE        where the JSON goes (default Benchmarks/results/latest.json)
   --reference DIR    the Python reference scripts (default Benchmarks/reference)
@@ -80,9 +87,9 @@ the same samples as lossless JPEG DNGs in 256 × 256 tiles.
 /// Parsed command line.
 struct Settings: Sendable {
     static let allCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "kernels", "4mp", "frames",
-                           "pixels", "astro", "astro-rejection", "heic", "ser", "dng", "shards", "drizzle", "handheld", "effect", "debayer", "robust-scaling"]
+                           "pixels", "astro", "astro-rejection", "heic", "ser", "dng", "shards", "drizzle", "handheld", "effect", "debayer", "robust-scaling", "mode-candidates"]
     /// What runs without --cases: all but the hour-long robust-scaling.
-    static let defaultCases = allCases.filter { $0 != "robust-scaling" }
+    static let defaultCases = allCases.filter { $0 != "robust-scaling" && $0 != "mode-candidates" }
     static let quickCases = ["floor", "average", "median", "sigma-clip", "register", "homography", "4mp"]
     var quick = false
     var peers = false
@@ -104,6 +111,8 @@ struct Settings: Sendable {
     var scalingFrames = [20, 100, 200]
     var scalingModes = ["median", "sigma-clip", "mode"]
     var scalingLimits = ["none", "1G"]
+    /// The robust-scaling case's frames.
+    var scalingSource = ScalingSource.jpeg420
 
     /// "WxH", each at least 256.
     static func size(_ v: String, _ option: String) throws -> (Int, Int) {
@@ -171,6 +180,12 @@ struct Settings: Sendable {
                     throw BenchError("--scaling-modes takes median, sigma-clip and mode")
                 }
                 s.scalingModes = list
+            case "--scaling-source":
+                let v = try value(key)
+                guard let source = ScalingSource(rawValue: v) else {
+                    throw BenchError("--scaling-source takes \(ScalingSource.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                s.scalingSource = source
             case "--scaling-limits":
                 let list = try value(key).split(separator: ",").map(String.init)
                 guard !list.isEmpty else { throw BenchError("--scaling-limits needs none or sizes, e.g. none,1G") }

@@ -109,27 +109,30 @@ struct KernelModeLargeTests {
         #expect(abs(ModeCluster.mode(first64) - ModeCluster.mode(with65)) < 1e-6)
     }
 
-    /// The definition, pair by pair: each sample's cluster is the samples
+    /// The definition, pair by pair: each candidate's cluster is the samples
     /// within τ in every channel; the largest wins; ties between different
     /// member sets go to the cluster mean closest (Chebyshev) to the
     /// per-channel median (`Median.of`),
     /// then to the lowest index; the output is the weighted mean.
-    static func naiveMode(_ samples: [[Float]], weights: [Float], tolerance tau: Float) -> [Float] {
+    /// `candidates`: the candidate sample indices, in increasing order (nil: all).
+    static func naiveMode(_ samples: [[Float]], weights: [Float], tolerance tau: Float,
+                          candidates: [Int]? = nil) -> [Float] {
         let k = samples.count, c = samples[0].count
-        let members = (0..<k).map { i in (0..<k).filter { j in (0..<c).allSatisfy { abs(samples[i][$0] - samples[j][$0]) <= tau } } }
+        let centres = candidates ?? Array(0..<k)
+        let members = centres.map { i in (0..<k).filter { j in (0..<c).allSatisfy { abs(samples[i][$0] - samples[j][$0]) <= tau } } }
         let best = members.map(\.count).max()!
-        var candidates: [Int] = []
-        for i in 0..<k where members[i].count == best && !candidates.contains(where: { members[$0] == members[i] }) {
-            candidates.append(i)
+        var tied: [Int] = []
+        for i in members.indices where members[i].count == best && !tied.contains(where: { members[$0] == members[i] }) {
+            tied.append(i)
         }
-        var chosen = candidates[0]
-        if candidates.count > 1 {
+        var chosen = tied[0]
+        if tied.count > 1 {
             var medians = [Float](repeating: 0, count: c)
             for ch in 0..<c {
                 medians[ch] = Median.of(samples.map { $0[ch] })
             }
             var bestDistance = Float.infinity
-            for i in candidates {
+            for i in tied {
                 var distance: Float = 0
                 for ch in 0..<c {
                     let mean = members[i].reduce(Float(0)) { $0 + samples[$1][ch] } / Float(members[i].count)
@@ -143,26 +146,148 @@ struct KernelModeLargeTests {
         return (0..<c).map { ch in Float(m.reduce(0.0) { $0 + Double(weights[$1]) * Double(samples[$1][ch]) } / sumW) }
     }
 
+    /// The candidate indices of the definition past `candidateLimit`
+    /// (written out here, not taken from the kernel): the middle of each of
+    /// M equal runs of the sample order.
+    static func strideCandidates(_ k: Int) -> [Int]? {
+        let m = ModeCluster.candidateLimit
+        return k <= m ? nil : (0..<m).map { (2 * $0 + 1) * k / (2 * m) }
+    }
+
+    /// Overlapping clusters of random sizes and spreads, so ties and shared members occur.
+    static func clusteredSamples(_ k: Int, channels: Int, clusters: Int, _ rng: inout TestRandom) -> [[Float]] {
+        let centres = (0..<clusters).map { _ in (0..<channels).map { _ in Float(rng.uniform()) } }
+        return (0..<k).map { _ in
+            let centre = centres[Int(rng.uniform() * Double(centres.count)) % centres.count]
+            return centre.map { $0 + Float(0.03 * rng.gaussian()) }
+        }
+    }
+
     @Test("any sample count up to 300, 1 or 3 channels: the kernel gives the definition's cluster and mean",
           arguments: [1, 3])
     func matchesDefinition(channels: Int) {
         var rng = TestRandom(seed: UInt64(40 + channels))
-        for k in [2, 7, 63, 64, 65, 127, 128, 129, 200, 300] {
+        for k in [2, 7, 23, 24, 25, 63, 64, 65, 127, 128, 129, 200, 300] {
             for trial in 0..<4 {
-                // Three to five clusters of random sizes and spreads, some
-                // overlapping, so ties and shared members occur.
-                let centres = (0..<(3 + trial % 3)).map { _ in (0..<channels).map { _ in Float(rng.uniform()) } }
-                var samples: [[Float]] = []
-                for _ in 0..<k {
-                    let centre = centres[Int(rng.uniform() * Double(centres.count)) % centres.count]
-                    samples.append(centre.map { $0 + Float(0.03 * rng.gaussian()) })
-                }
+                let samples = Self.clusteredSamples(k, channels: channels, clusters: 3 + trial % 3, &rng)
                 let weights = (0..<k).map { _ in Float(0.5 + rng.uniform()) }
                 let got = ModeCluster.mode(samples, weights: weights, tolerance: 0.06)
-                let want = Self.naiveMode(samples, weights: weights, tolerance: 0.06)
-                let error = zip(got, want).map { abs($0 - $1) }.max() ?? 0
-                #expect(error < 1e-5, "k \(k), trial \(trial): \(got) vs \(want)")
+                let want = Self.naiveMode(samples, weights: weights, tolerance: 0.06,
+                                          candidates: Self.strideCandidates(k))
+                // Up to M samples the exact definition, bit for bit; past it
+                // the same sums in the same order, so bit for bit as well.
+                #expect(got == want, "k \(k), trial \(trial): \(got) vs \(want)")
             }
         }
+    }
+
+    @Test("the 16-lane candidates path with every sample a candidate is the exact path, bit for bit",
+          arguments: [1, 3])
+    func candidatesPathWithAllSamplesIsExact(channels: Int) {
+        var rng = TestRandom(seed: UInt64(50 + channels))
+        let scratch = ModeCluster.Scratch(capacity: 300, channels: channels)
+        var mismatches = 0, tiedPixels = 0
+        for k in [1, 2, 15, 16, 17, 24, 63, 64, 65, 200, 300] {
+            for trial in 0..<6 {
+                var samples = Self.clusteredSamples(k, channels: channels, clusters: 2 + trial % 4, &rng)
+                if trial % 2 == 1 {
+                    // Quantised to 8 bits: equal samples, equal member sets and ties.
+                    samples = samples.map { $0.map { (max(0, min(1, $0)) * 20).rounded() / 20 } }
+                }
+                let flat = samples.flatMap { $0 }
+                let weights = (0..<k).map { _ in Float(0.5 + rng.uniform()) }
+                var exact = [Float](repeating: -1, count: channels), all = exact
+                let exactMembers = ModeCluster.reduce(samples: flat, count: k, channels: channels, weights: weights,
+                                                      tolerance: 0.06, output: &exact, scratch: scratch,
+                                                      candidateLimit: .max)
+                let ties = (0..<k).filter { scratch.counts[$0] == Int32(exactMembers) }.count
+                if ties > 1 { tiedPixels += 1 }
+                let allMembers = ModeCluster.reduceCandidates(samples: flat, count: k, channels: channels,
+                                                              weights: weights, tolerance: 0.06, candidates: k,
+                                                              output: &all, scratch: scratch)
+                if exact != all || exactMembers != allMembers { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        // The quantised trials must exercise the tie-break.
+        #expect(tiedPixels > 5)
+    }
+}
+
+@Suite("Mode kernel, candidates past the limit")
+struct KernelModeCandidateTests {
+    /// `k` samples: a background cluster (level 0.3, 0.4, 0.5, σ 0.01) and
+    /// `outliers` of them in `colours` object colours, each colour in one
+    /// run of consecutive frames (a mover passing) or scattered.
+    static func planted(_ k: Int, outliers: Int, colours: Int, runs: Bool, _ rng: inout TestRandom) -> [[Float]] {
+        let background: [Float] = [0.3, 0.4, 0.5]
+        let objects: [[Float]] = [[0.8, 0.2, 0.2], [0.2, 0.7, 0.9], [0.6, 0.6, 0.1]]
+        var isObject = [Int](repeating: -1, count: k)
+        if runs {
+            // Colour i covers the run starting at a random frame, runs not overlapping.
+            let each = outliers / colours
+            var start = Int(rng.uniform() * Double(k - outliers))
+            for i in 0..<colours {
+                for f in 0..<(i == colours - 1 ? outliers - each * i : each) { isObject[start + f] = i }
+                start += each
+            }
+        } else {
+            var order = Array(0..<k)
+            KernelModeTests.shuffle(&order, &rng)
+            for (n, f) in order.prefix(outliers).enumerated() { isObject[f] = n % colours }
+        }
+        return isObject.map { o in (o < 0 ? background : objects[o]).map { $0 + Float(0.01 * rng.gaussian()) } }
+    }
+
+    @Test("past the limit, 25 to 1,000 samples with 10–45 % outliers: the candidates find the exact mode's cluster")
+    func sameClusterAsExact() {
+        var rng = TestRandom(seed: 60)
+        let scratch = ModeCluster.Scratch(capacity: 1000, channels: 3)
+        var worstGap: Float = 0, worstBackground: Float = 0, cases = 0
+        for k in [ModeCluster.candidateLimit + 1, 100, 1000] {
+            // At 1,000 samples the exact mode is slow in a debug build: the hardest share only.
+            for share in k < 1000 ? [0.10, 0.30, 0.45] : [0.45] {
+                for colours in [1, 3] {
+                    for runs in [true, false] {
+                        let samples = Self.planted(k, outliers: Int(share * Double(k)), colours: colours,
+                                                   runs: runs, &rng)
+                        let flat = samples.flatMap { $0 }
+                        let weights = [Float](repeating: 1, count: k)
+                        var exact = [Float](repeating: 0, count: 3), some = exact
+                        let exactMembers = ModeCluster.reduce(samples: flat, count: k, channels: 3, weights: weights,
+                                                              tolerance: 0.06, output: &exact, scratch: scratch,
+                                                              candidateLimit: .max)
+                        let members = ModeCluster.reduce(samples: flat, count: k, channels: 3, weights: weights,
+                                                         tolerance: 0.06, output: &some, scratch: scratch)
+                        // The background holds k − outliers samples; both must pick it whole.
+                        #expect(members == exactMembers, "k \(k), \(share), \(colours) colours, runs \(runs)")
+                        for ch in 0..<3 {
+                            worstGap = max(worstGap, abs(some[ch] - exact[ch]))
+                            worstBackground = max(worstBackground, abs(some[ch] - (0.3 + 0.1 * Float(ch))))
+                        }
+                        cases += 1
+                    }
+                }
+            }
+        }
+        #expect(cases == 28)
+        // Same member set → the same sums in the same order: identical.
+        #expect(worstGap == 0)
+        // A mean of ≥ 14 background samples of σ 0.01 (σ_mean ≤ 0.0027); an
+        // object cluster would be ≥ 0.2 off.
+        #expect(worstBackground < 0.012)
+    }
+
+    @Test("1,000 samples, a mover on 45 % of them in one run of frames: the background still wins")
+    func moverInOneRun() {
+        // 1,000 samples: frames 100…549 (45 %) a mover at 0.8, the rest the
+        // background at 0.3, exact levels. Candidates at the stride: 45 %
+        // of them on the mover, the background's 550 members win.
+        let k = 1000
+        let xs = (0..<k).map { (100..<550).contains($0) ? Float(0.8) : Float(0.3) }
+        #expect(ModeCluster.mode(xs) == 0.3)
+        let m = ModeCluster.candidateLimit
+        let onMover = (0..<m).filter { (100..<550).contains((2 * $0 + 1) * k / (2 * m)) }.count
+        #expect(onMover < m / 2 && onMover > 0)
     }
 }

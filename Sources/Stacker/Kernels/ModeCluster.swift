@@ -3,21 +3,35 @@
 /// Two samples are neighbours when every channel differs by at most the
 /// tolerance τ (Chebyshev distance on the 0…1 scale; all channels together,
 /// so an object's colour forms one cluster even where its luma matches the
-/// background). Each sample's cluster is itself plus its neighbours; the
-/// densest cluster is the one with the most members. Ties between different
-/// clusters go to the one whose (unweighted) mean is closest, in Chebyshev
-/// distance, to the per-channel median; remaining ties to the lowest sample
-/// index. The output is the weighted mean of the chosen cluster's members
-/// (plain mean if their weights sum to 0).
+/// background). A candidate's cluster is itself plus its neighbours among
+/// all k samples; the densest cluster is the candidate cluster with the
+/// most members. Ties between different clusters go to the one whose
+/// (unweighted) mean is closest, in Chebyshev distance, to the per-channel
+/// median of all samples; remaining ties to the lowest sample index. The
+/// output is the weighted mean of the chosen cluster's members (plain mean
+/// if their weights sum to 0).
+///
+/// Candidates: for k ≤ `candidateLimit` (M) every sample is a candidate,
+/// the exact densest cluster. Past M, only M samples are candidates, one
+/// from the middle of each of M equal runs of the frame order
+/// (`candidateIndex`); their members are still counted over all k samples
+/// and the output is still the mean of all members. The chosen cluster can
+/// then be smaller than the exact one by the few members at its rim
+/// (its centre is one of M samples, not the best of k), and can be another
+/// cluster only when two clusters are within those few members of each
+/// other in size, or when no candidate falls in the largest one (a run of
+/// ⌈k/M⌉ consecutive frames always holds one; a cluster scattered over the
+/// frames holds about its share of the M, so one of a few samples can be
+/// missed); the `mode-candidates` bench case measures both against the
+/// exact definition.
 ///
 /// This removes moving objects even where objects cover most of the frames,
 /// as long as the background is the single largest cluster and the objects'
 /// colours differ from it by more than τ.
 ///
-/// Cost: O(k² · channels) per pixel for k samples, 8 pairs per SIMD step
-/// at any k (k = 20: 60 vector compares per channel; k = 200: 5,000), so
-/// the time per frame grows linearly with the frame count: the definition
-/// compares every pair.
+/// Cost: O(min(k, M) · k · channels) per pixel for k samples, so the cost
+/// per frame grows with k up to M and is flat past it. Members are tested
+/// 8 (exact) or 16 (candidates) samples per SIMD step.
 ///
 /// Tolerance: `defaultTolerance` (0.06) suits 8-bit photographs with typical
 /// sensor/JPEG noise (σ ≈ 0.014); `tolerance(forNoiseSigma:)` derives it from
@@ -25,6 +39,11 @@
 public enum ModeCluster {
     /// Default cluster tolerance on the 0…1 scale (≈ 15 levels of 255).
     public static let defaultTolerance: Float = 0.06
+
+    /// Most candidate centres per pixel (M): up to this many samples every
+    /// sample is a candidate (the exact mode); past it, M samples spread
+    /// over the frame order are.
+    public static let candidateLimit = 24
 
     /// A tolerance for samples with per-channel noise `sigma` (0…1 scale):
     /// 3·√2·σ, the 3-sigma width of the difference of two samples, clamped
@@ -34,17 +53,23 @@ public enum ModeCluster {
         return Float(min(max(3 * 2.0.squareRoot() * sigma, 0.02), 0.15))
     }
 
-    /// The mode of single-channel `values` (0…1), with optional weights.
+    /// The mode of single-channel `values` (0…1), with optional weights;
+    /// `candidateLimit` as in the multi-channel form.
     public static func mode(_ values: [Float], weights: [Float]? = nil,
-                            tolerance: Float = defaultTolerance) -> Float {
-        mode(values.map { [$0] }, weights: weights, tolerance: tolerance).first ?? 0
+                            tolerance: Float = defaultTolerance,
+                            candidateLimit: Int = candidateLimit) -> Float {
+        mode(values.map { [$0] }, weights: weights, tolerance: tolerance,
+             candidateLimit: candidateLimit).first ?? 0
     }
 
     /// The mode of multi-channel samples: `samples[i]` is sample i's colour
     /// (all the same channel count). Returns one value per channel (empty
-    /// input: an empty array).
+    /// input: an empty array). `candidateLimit` (≥ 1) is M of the type's
+    /// definition; `Int.max` gives the exact mode at any sample count.
     public static func mode(_ samples: [[Float]], weights: [Float]? = nil,
-                            tolerance: Float = defaultTolerance) -> [Float] {
+                            tolerance: Float = defaultTolerance,
+                            candidateLimit: Int = candidateLimit) -> [Float] {
+        precondition(candidateLimit >= 1, "ModeCluster: candidateLimit \(candidateLimit) < 1")
         guard let channels = samples.first?.count, channels > 0 else { return [] }
         precondition(samples.allSatisfy { $0.count == channels },
                      "ModeCluster: samples have differing channel counts")
@@ -60,7 +85,8 @@ public enum ModeCluster {
                     guard let f = fb.baseAddress, let wp = wb.baseAddress,
                           let o = ob.baseAddress else { return }
                     _ = reduce(samples: f, count: samples.count, channels: channels,
-                               weights: wp, tolerance: tolerance, output: o, scratch: scratch)
+                               weights: wp, tolerance: tolerance, output: o, scratch: scratch,
+                               candidateLimit: candidateLimit)
                 }
             }
         }
@@ -83,6 +109,8 @@ public enum ModeCluster {
         let sums: UnsafeMutablePointer<Double>
         /// Channel-major SIMD copy of the samples (channels × ⌈capacity/8⌉).
         let columns: UnsafeMutablePointer<SIMD8<Float>>
+        /// The same in 16 lanes for the candidates path (channels × ⌈capacity/16⌉).
+        let wideColumns: UnsafeMutablePointer<SIMD16<Float>>
 
         init(capacity: Int, channels: Int) {
             self.capacity = max(capacity, 1)
@@ -94,11 +122,13 @@ public enum ModeCluster {
             means = .allocate(capacity: self.channels)
             sums = .allocate(capacity: 2 * self.channels)
             columns = .allocate(capacity: self.channels * ((self.capacity + 7) / 8))
+            wideColumns = .allocate(capacity: self.channels * ((self.capacity + 15) / 16))
         }
 
         deinit {
             counts.deallocate(); masks.deallocate(); floats.deallocate()
             medians.deallocate(); means.deallocate(); sums.deallocate(); columns.deallocate()
+            wideColumns.deallocate()
         }
 
         /// Whether samples `i` and `j` have the same neighbour set (`n` words).
@@ -111,19 +141,25 @@ public enum ModeCluster {
     }
 
     /// The mode of `k` samples stored sample-major in `samples[0..<k*channels]`,
-    /// written to `output[0..<channels]`. The scratch must hold ≥ k samples
+    /// written to `output[0..<channels]`, with at most `candidateLimit`
+    /// candidate centres (see the type). The scratch must hold ≥ k samples
     /// of ≥ `channels` channels.
     /// - Returns: the number of members of the chosen cluster (0 when k = 0,
     ///   in which case the output is 0).
     static func reduce(samples s: UnsafePointer<Float>, count k: Int, channels c: Int,
                        weights w: UnsafePointer<Float>, tolerance tau: Float,
-                       output: UnsafeMutablePointer<Float>, scratch: Scratch) -> Int {
+                       output: UnsafeMutablePointer<Float>, scratch: Scratch,
+                       candidateLimit: Int = candidateLimit) -> Int {
         guard k > 0 else {
             for ch in 0..<c { output[ch] = 0 }
             return 0
         }
         precondition(k <= scratch.capacity && c <= scratch.channels,
                      "ModeCluster scratch holds \(scratch.capacity)×\(scratch.channels), need \(k)×\(c)")
+        if k > candidateLimit {
+            return reduceCandidates(samples: s, count: k, channels: c, weights: w, tolerance: tau,
+                                    candidates: candidateLimit, output: output, scratch: scratch)
+        }
         let counts = scratch.counts
         let n = (k + 63) / 64
         neighbourMasks(s, k, c, tau, scratch)
@@ -135,15 +171,23 @@ public enum ModeCluster {
                 if !scratch.sameMask(i, chosen, n) { ties += 1 }
             }
         }
-        if ties > 1 { chosen = breakTie(s, k, c, best, scratch) }
+        if ties > 1 { chosen = breakTie(s, k, c, best, rows: k, scratch) }
+        return clusterMean(row: chosen, s, k, c, w, output, scratch)
+    }
 
-        // Weighted mean of the chosen cluster's members (Double sums), in
-        // index order: the set bits of its mask.
+    /// The weighted mean of the members in mask row `row` (Double sums, in
+    /// index order: the set bits of its mask) written to `output`; the plain
+    /// mean when their weights sum to 0.
+    /// - Returns: the number of members.
+    static func clusterMean(row: Int, _ s: UnsafePointer<Float>, _ k: Int, _ c: Int,
+                            _ w: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+                            _ scratch: Scratch) -> Int {
+        let n = (k + 63) / 64
         let sums = scratch.sums, plain = scratch.sums + c
         for ch in 0..<(2 * c) { sums[ch] = 0 }
         var members = 0
         var sumW = 0.0
-        let mask = scratch.masks + chosen * n
+        let mask = scratch.masks + row * n
         for q in 0..<n {
             var bits = mask[q]
             while bits != 0 {
@@ -207,10 +251,12 @@ public enum ModeCluster {
         }
     }
 
-    /// Among the samples whose cluster has `best` members, the one whose
-    /// cluster mean is closest (Chebyshev) to the per-channel median.
-    private static func breakTie(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int,
-                                 _ best: Int32, _ scratch: Scratch) -> Int {
+    /// Among the mask rows `0..<rows` whose cluster has `best` members (their
+    /// count in `scratch.counts`), the one whose cluster mean is closest
+    /// (Chebyshev) to the per-channel median of all k samples; the lowest
+    /// row on equal distances.
+    static func breakTie(_ s: UnsafePointer<Float>, _ k: Int, _ c: Int,
+                         _ best: Int32, rows: Int, _ scratch: Scratch) -> Int {
         let medians = scratch.medians, means = scratch.means
         for ch in 0..<c {
             for i in 0..<k { scratch.floats[i] = s[i * c + ch] }
@@ -219,7 +265,7 @@ public enum ModeCluster {
         let n = (k + 63) / 64
         var chosen = -1
         var chosenDistance = Float.infinity
-        for i in 0..<k where scratch.counts[i] == best {
+        for i in 0..<rows where scratch.counts[i] == best {
             if chosen >= 0 && scratch.sameMask(i, chosen, n) { continue }
             for ch in 0..<c { means[ch] = 0 }
             var members: Float = 0
