@@ -51,8 +51,15 @@ public final class DeferredWarpStore: @unchecked Sendable {
     private let slots: Mutex<Slots>
 
     /// Bytes of warped samples a strip holds: rows are added to a strip
-    /// while its samples stay within this, so it stays in a core's cache.
-    static let stripBudget = 512 << 10
+    /// (up to `FrameStore.stripRows`) while its samples stay within this.
+    /// Each strip calls every frame's warp, gains and row writes once, and
+    /// sets up one reduce, so one-row strips pay those fixed costs on every
+    /// row for every frame: a 512 KB budget, which held a strip in a core's
+    /// cache but gave one-row strips past about 40 frames of 12 MP RGB, made
+    /// the 200-frame mode 1.4–1.8× slower per frame than the 20-frame one.
+    /// At this budget a strip is 8 rows up to about 300 such frames; each
+    /// reducing thread holds one strip. The output does not depend on it.
+    static let stripBudget = 24 << 20
 
     /// A store for `frameCount` frames warped onto a `width` × `height` grid
     /// of `channels` channels, quantised to `depth` when they are reduced;
