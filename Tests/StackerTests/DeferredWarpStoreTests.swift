@@ -87,6 +87,27 @@ struct DeferredWarpStoreTests {
         }
     }
 
+    @Test("a resident limit below the process's own memory sends every frame to a file, one above it keeps them; the bits are the same")
+    func residentLimit() throws {
+        let w = 40, h = 24, n = 5
+        let frames = Self.warpers(width: w, height: h, channels: 1, frames: n, seed: 91)
+        let weights = [Float](repeating: 1, count: n)
+        let resident = try #require(Platform.residentBytes())
+        #expect(resident > 1 << 20, "a Swift test process holds more than 1 MB")
+        let starved = try DeferredWarpStore(width: w, height: h, channels: 1, frameCount: n, depth: .eight,
+                                            memoryLimit: 1 << 30, residentLimit: 1 << 20, temporaryDirectory: "")
+        let roomy = try DeferredWarpStore(width: w, height: h, channels: 1, frameCount: n, depth: .eight,
+                                          memoryLimit: 1 << 30, residentLimit: resident + (1 << 30), temporaryDirectory: "")
+        for f in 0..<n {
+            try starved.store(frame: f, warping: frames[f])
+            try roomy.store(frame: f, warping: frames[f])
+        }
+        #expect(starved.warpedFrameCount == n)
+        #expect(roomy.warpedFrameCount == 0)
+        #expect(try starved.reduceImage(.median, weights: weights, threads: 2)
+                == roomy.reduceImage(.median, weights: weights, threads: 2))
+    }
+
     @Test("bad indices, sizes and weights throw invalidInput")
     func badInput() throws {
         let frames = Self.warpers(width: 20, height: 16, channels: 1, frames: 2, seed: 3)

@@ -33,6 +33,8 @@ public final class DeferredWarpStore: @unchecked Sendable {
     /// Bits each warped sample is quantised to, as in `FrameStore`.
     public let depth: FrameStore.SampleDepth
     private let memoryLimit: Int
+    /// The process's resident bytes within which frames are held, or nil.
+    private let residentLimit: Int?
     private let temporaryDirectory: FilePath
 
     /// How one frame is kept.
@@ -65,9 +67,13 @@ public final class DeferredWarpStore: @unchecked Sendable {
     /// of `channels` channels, quantised to `depth` when they are reduced;
     /// the frames held take at most `memoryLimit` bytes, the rest go to
     /// temporary files in `temporaryDirectory` ("" = current folder).
+    /// With `residentLimit`, a frame is also held in memory only while the
+    /// whole process's resident memory plus the frame stays within it (the
+    /// reference, the frames in flight and the other stores count too), so
+    /// `--memory-limit` bounds the run's peak rather than this store alone.
     /// - Throws: `StackerError.invalidInput` for non-positive sizes.
     public init(width: Int, height: Int, channels: Int, frameCount: Int, depth: FrameStore.SampleDepth,
-                memoryLimit: Int, temporaryDirectory: some FilePathConvertible) throws {
+                memoryLimit: Int, residentLimit: Int? = nil, temporaryDirectory: some FilePathConvertible) throws {
         guard width > 0, height > 0, channels > 0, frameCount > 0 else {
             throw StackerError.invalidInput(
                 path: "", reason: "frame store size \(width)×\(height)×\(channels), \(frameCount) frames, must be positive")
@@ -78,6 +84,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
         self.frameCount = frameCount
         self.depth = depth
         self.memoryLimit = memoryLimit
+        self.residentLimit = residentLimit
         self.temporaryDirectory = temporaryDirectory.filePath
         slots = Mutex(Slots(kept: Array(repeating: nil, count: frameCount), bytes: Array(repeating: 0, count: frameCount)))
     }
@@ -107,6 +114,9 @@ public final class DeferredWarpStore: @unchecked Sendable {
         try FrameStore.check(slot: index, frameCount: frameCount, for: frame, width: width, height: height,
                              channels: channels)
         let warpedBytes = width * height * channels * depth.bytes
+        // Read before the lock; two threads storing at once may both see
+        // the same figure, so the process can pass it by one frame.
+        let residentRoom = residentLimit.flatMap { limit in Platform.residentBytes().map { limit - $0 } }
         // Decided and reserved under the lock, so threads storing at once
         // never together pass the limit.
         enum Choice { case keep, warpInMemory, warpToFile }
@@ -114,7 +124,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
             s.total -= s.bytes[index]
             s.bytes[index] = 0
             s.kept[index] = nil
-            let room = memoryLimit - s.total
+            let room = min(memoryLimit - s.total, residentRoom ?? .max)
             let choice: Choice, bytes: Int
             if frame.readsBytes && frame.heldBytes <= room {
                 (choice, bytes) = (.keep, frame.heldBytes)

@@ -31,7 +31,8 @@ struct Combiner {
         func store(_ layout: StackPlan.StoreLayout) throws -> any RobustFrameStore {
             try Self.robustStore(deferred: layout.deferred, width: layout.width, height: layout.height,
                                  channels: layout.channels, frameCount: frameCount, depth: layout.depth,
-                                 memoryLimit: layout.memoryLimit, temporaryDirectory: temporaryDirectory)
+                                 memoryLimit: layout.memoryLimit, residentLimit: layout.residentLimit,
+                                 temporaryDirectory: temporaryDirectory)
         }
         switch plan {
         case .average(let factor?):
@@ -49,11 +50,12 @@ struct Combiner {
 
     /// A `DeferredWarpStore` when `deferred`, else a `FrameStore`.
     private static func robustStore(deferred: Bool, width: Int, height: Int, channels: Int, frameCount: Int,
-                                    depth: FrameStore.SampleDepth, memoryLimit: Int,
+                                    depth: FrameStore.SampleDepth, memoryLimit: Int, residentLimit: Int?,
                                     temporaryDirectory: FilePath) throws -> any RobustFrameStore {
         if deferred {
             return try DeferredWarpStore(width: width, height: height, channels: channels, frameCount: frameCount,
-                                         depth: depth, memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory)
+                                         depth: depth, memoryLimit: memoryLimit, residentLimit: residentLimit,
+                                         temporaryDirectory: temporaryDirectory)
         }
         return try FrameStore(width: width, height: height, channels: channels, frameCount: frameCount,
                               depth: depth, memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory)

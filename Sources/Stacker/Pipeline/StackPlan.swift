@@ -26,6 +26,9 @@ struct StackPlan: Sendable, Equatable {
         var deferred: Bool
         /// Bytes the store may hold in memory before it spills to disk.
         var memoryLimit: Int
+        /// The whole process's resident bytes within which a deferred store
+        /// holds frames (`--memory-limit`; see `DeferredWarpStore`).
+        var residentLimit: Int? = nil
     }
 
     /// How the frames are combined.
@@ -151,7 +154,7 @@ struct StackPlan: Sendable, Equatable {
         guard let f = r.ycbcrFactor, kernel != .mode(tolerance: options.modeTolerance) else {
             let deferred = deferWarps
             return .robust(kernel, main: StoreLayout(width: r.width, height: r.height, channels: r.channels, depth: depth,
-                                                     deferred: deferred, memoryLimit: limit),
+                                                     deferred: deferred, memoryLimit: limit, residentLimit: limit),
                            chroma: nil, ycbcrFactor: nil)
         }
         // Chroma keeps 16 bits: RGB takes up to 1.772 × its rounding error
@@ -163,9 +166,9 @@ struct StackPlan: Sendable, Equatable {
         let lumaLimit = Int(Double(limit) * lumaBytes / (lumaBytes + chromaBytes))
         return .robust(kernel,
                        main: StoreLayout(width: r.width, height: r.height, channels: 1, depth: depth,
-                                         deferred: deferred, memoryLimit: lumaLimit),
+                                         deferred: deferred, memoryLimit: lumaLimit, residentLimit: limit),
                        chroma: StoreLayout(width: r.width / f, height: r.height / f, channels: 2, depth: chromaDepth,
-                                           deferred: deferred, memoryLimit: limit - lumaLimit),
+                                           deferred: deferred, memoryLimit: limit - lumaLimit, residentLimit: limit),
                        ycbcrFactor: f)
     }
 }

@@ -12,6 +12,25 @@ public enum Platform {
     /// The size of a memory page in bytes.
     package static var pageSize: Int { Int(sysconf(Int32(_SC_PAGESIZE))) }
 
+    /// The process's resident memory in bytes now (the second field of
+    /// `/proc/self/statm`, in pages), or nil where that file cannot be read.
+    package static func residentBytes() -> Int? {
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let fields = buffer[0..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 2 else { return nil }
+        var pages = 0
+        for digit in fields[1] {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            pages = pages * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return pages * pageSize
+    }
+
     /// Maps in, in one `madvise(MADV_POPULATE_WRITE)` call, the pages that
     /// lie wholly within `byteCount` bytes at `start`, before a decoder
     /// writes them, so fresh pages cost the kernel's clearing alone rather
