@@ -27,7 +27,8 @@ struct StackPlan: Sendable, Equatable {
         /// Bytes the store may hold in memory before it spills to disk.
         var memoryLimit: Int
         /// The whole process's resident bytes within which a deferred store
-        /// holds frames (`--memory-limit`; see `DeferredWarpStore`).
+        /// holds frames: `--memory-limit` less the output's float planes and
+        /// one frame per worker (see `DeferredWarpStore`).
         var residentLimit: Int? = nil
     }
 
@@ -151,10 +152,16 @@ struct StackPlan: Sendable, Equatable {
                                     deferWarps: Bool) -> Combination {
         guard let kernel = robustKernel(options) else { return .average(ycbcrFactor: r.ycbcrFactor) }
         let limit = options.memoryLimit
+        // What the process holds beside the stores' frames when it peaks:
+        // the output's float planes, allocated for the reduce, and one more
+        // frame per worker (workers storing at once read the same resident
+        // figure, so each may take the last room).
+        let outputBytes = r.width * r.height * r.channels * 4
+        let residentLimit = limit - outputBytes - max(1, options.threads) * r.width * r.height * r.channels * depth.bytes
         guard let f = r.ycbcrFactor, kernel != .mode(tolerance: options.modeTolerance) else {
             let deferred = deferWarps
             return .robust(kernel, main: StoreLayout(width: r.width, height: r.height, channels: r.channels, depth: depth,
-                                                     deferred: deferred, memoryLimit: limit, residentLimit: limit),
+                                                     deferred: deferred, memoryLimit: limit, residentLimit: residentLimit),
                            chroma: nil, ycbcrFactor: nil)
         }
         // Chroma keeps 16 bits: RGB takes up to 1.772 × its rounding error
@@ -166,9 +173,9 @@ struct StackPlan: Sendable, Equatable {
         let lumaLimit = Int(Double(limit) * lumaBytes / (lumaBytes + chromaBytes))
         return .robust(kernel,
                        main: StoreLayout(width: r.width, height: r.height, channels: 1, depth: depth,
-                                         deferred: deferred, memoryLimit: lumaLimit, residentLimit: limit),
+                                         deferred: deferred, memoryLimit: lumaLimit, residentLimit: residentLimit),
                        chroma: StoreLayout(width: r.width / f, height: r.height / f, channels: 2, depth: chromaDepth,
-                                           deferred: deferred, memoryLimit: limit - lumaLimit, residentLimit: limit),
+                                           deferred: deferred, memoryLimit: limit - lumaLimit, residentLimit: residentLimit),
                        ycbcrFactor: f)
     }
 }
