@@ -42,14 +42,15 @@ enum StackPipeline {
         var reference = try clock.time(.decode) {
             try DecodedFrame.load(sources[options.referenceIndex], maxPixels: options.maxPixels, form: referenceForm)
         }
-        if options.drizzle != nil, options.robustAverage, reference.channels == 1, options.cfa.resolve(reference.cfa) != nil {
+        // Set when the reference is a mosaic that will be debayered.
+        let debayerRecord = DebayerRecord(channels: reference.channels, fileSays: reference.cfa, options: options)
+        if options.drizzle != nil, options.robustAverage, debayerRecord != nil {
             // Refused before the 1× stack, not after it.
             throw StackerError.invalidInput(path: names[options.referenceIndex], reason: "--robust with --scale needs colour frames, not a CFA mosaic (Bayer drizzle); use --mode sigma-clip")
         }
         let calibration = try calibrating(&reference, options: options, clock: clock)
         // Under `--wb camera` every raw takes the reference's as-shot balance.
         let referenceBalance = reference.raw?.whiteBalance
-        let debayerRecord = DebayerRecord(channels: reference.channels, fileSays: reference.cfa, options: options)
         clock.time(.calibrate) {
             reference.debayer(options.cfa, method: options.debayer, whiteBalance: options.whiteBalance,
                               referenceBalance: referenceBalance)
