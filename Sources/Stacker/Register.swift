@@ -11,8 +11,12 @@
 ///
 /// - Parameters:
 ///   - frames: the whole burst, as `stack(_:options:progress:)` takes it.
-///   - options: alignment, reference, limits; the mode and its kernels do
-///     not matter here (nothing is combined).
+///   - options: alignment, reference, limits. Nothing is combined, but
+///     frames are decoded as `options.mode` (and `--keep`, `--reject`, a
+///     rejection map) would have them decoded: a JPEG's luma is its own Y
+///     for some modes and computed from its RGB for others, so give the
+///     options the stack will use and its transforms are the ones that
+///     stack would measure, bit for bit.
 ///   - progress: called as frames are aligned.
 /// - Returns: a result with one record per frame and no image (0 × 0).
 /// - Throws: `StackerError`, naming the frame that failed.
@@ -20,6 +24,7 @@ public func register(_ frames: [FrameSource], options: StackOptions = StackOptio
                      progress: @Sendable (StackProgress) -> Void = { _ in }) throws -> StackResult {
     var o = options
     o.product = .records
+    o.decodeForm = StackPlan.referenceForm(options)
     // The average's combiner allocates no frame store; nothing is folded.
     o.mode = .average
     o.rejection = nil

@@ -44,7 +44,10 @@ enum RegisterCommand {
           --frames <a:b>            only frames a to b − 1 (from 0)
           and the options of 'stack --help' that decide registration:
           --align, --reference, --star-sigma, --min-score, --weights, calibration,
-          --normalize, --skip-bad, --max-pixels, --threads, --quiet.
+          --normalize, --skip-bad, --max-pixels, --threads, --quiet;
+          and --mode (with --keep, --reject): frames are decoded as that mode
+          decodes them, so give the mode the shards will use and the transforms
+          are the ones a one-shot stack in that mode measures, bit for bit.
 
         EXIT CODES: as for stack: 0 done, 1 the work failed, 2 usage error.
         """

@@ -126,6 +126,11 @@ public struct StackOptions: Sendable {
     public var frameRange: Range<Int>?
     /// What the run makes: the image, or only the records, or partial sums.
     var product: StackProduct = .image
+    /// The form frames are decoded in, when not the one `mode` and its
+    /// kernels would pick (`StackPlan.referenceForm`). `register` keeps the
+    /// form of the mode it was given, so that its transforms are measured
+    /// on the very luma a stack in that mode registers.
+    var decodeForm: DecodedFrame.Form?
     /// Only band `band` of `of` of the output's rows is wanted
     /// (`RowBand.rows`): a robust kernel reduces only what it needs.
     var rowBand: (band: Int, of: Int)?

@@ -33,7 +33,7 @@ enum StackPipeline {
 
         // The reference fixes the grid, the channel count, the registrar and
         // the colour form; the first other frame is decoded meanwhile.
-        let referenceForm = StackPlan.referenceForm(options)
+        let referenceForm = options.decodeForm ?? StackPlan.referenceForm(options)
         let early = sources.indices.first {
             $0 != options.referenceIndex && duplicates[$0] == nil && options.excludedFrames[$0] == nil
         }.map {
