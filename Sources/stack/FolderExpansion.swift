@@ -23,7 +23,10 @@ enum FolderExpansion {
             }
             folders.append(input)
             files += found
-            if !quiet { terminal.line("stack: \(input): \(found.count) image file\(found.count == 1 ? "" : "s")") }
+            if !quiet {
+                let source = FrameFolder.isScene(input) ? " named by its \(FrameFolder.sceneManifestName)" : ""
+                terminal.line("stack: \(input): \(found.count) image file\(found.count == 1 ? "" : "s")\(source)")
+            }
         }
         return (files, folders)
     }

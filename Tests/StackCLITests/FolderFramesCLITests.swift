@@ -1,4 +1,5 @@
 import Foundation
+import Registration
 import Stacker
 import Testing
 
@@ -70,5 +71,37 @@ struct FolderFramesCLITests {
         let empty = try CLIHarness.run([dir + "/empty", frames[0]])
         #expect(empty.status == 1)
         #expect(empty.stderr.contains("\(dir)/empty: the folder holds no image file"), "\(empty.stderr)")
+    }
+    @Test("a generated scene's folder gives the frames its truth.json names, not its truth and mask")
+    func sceneFolder() throws {
+        let dir = try CLIHarness.temporaryFolder()
+        let frames = try CLIHarness.makeBurst(in: dir + "/src", frames: 3, width: 96, height: 64)
+        let scene = dir + "/scene"
+        try FileManager.default.createDirectory(atPath: scene, withIntermediateDirectories: true)
+        for (i, frame) in frames.enumerated() { try FileManager.default.copyItem(atPath: frame, toPath: scene + "/frame_00\(i).jpg") }
+        try FileManager.default.copyItem(atPath: frames[0], toPath: scene + "/truth.jpg")
+        let mask = Plane(width: 96, height: 64, pixels: [Float](repeating: 0, count: 96 * 64))
+        try ImageFile.write(Image(width: 96, height: 64, planes: [mask]), to: scene + "/mask.png")
+        func manifest(_ names: [String]) throws {
+            let entries = names.map { "{\"path\": \"\($0)\", \"dx\": 0, \"dy\": 0}" }.joined(separator: ", ")
+            try Data("{\"version\": 1, \"truth\": \"truth.jpg\", \"frames\": [\(entries)]}\n".utf8)
+                .write(to: URL(fileURLWithPath: scene + "/truth.json"))
+        }
+        // The manifest's order, not the names' order.
+        try manifest(["frame_002.jpg", "frame_000.jpg", "frame_001.jpg"])
+        let run = try CLIHarness.run(["--report", dir + "/r.json", "-o", dir + "/out.jpg", scene])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("\(scene): 3 image files named by its truth.json"), "\(run.stderr)")
+        #expect(try Self.reportedPaths(dir + "/r.json") == ["frame_002.jpg", "frame_000.jpg", "frame_001.jpg"].map { scene + "/" + $0 })
+        // A manifest naming a path outside the folder, or a file that is
+        // not there, is no manifest: the folder is listed as any other,
+        // and the one-channel mask is refused among colour frames.
+        for names in [["frame_000.jpg", "../src/x.jpg"], ["frame_000.jpg", "missing.jpg"]] {
+            try manifest(names)
+            let listed = try CLIHarness.run(["-o", dir + "/listed.jpg", scene])
+            #expect(listed.status == 1, "\(names)")
+            #expect(listed.stderr.contains("\(scene): 5 image files\n"), "\(listed.stderr)")
+            #expect(listed.stderr.contains("mask.png"), "\(listed.stderr)")
+        }
     }
 }

@@ -22,12 +22,26 @@ public enum FrameFolder {
     /// (symbolic links to folders are not followed, so a loop cannot
     /// recurse). Sorted by `naturallyPrecedes` on the path below `folder`,
     /// so `f2` comes before `f10`. Names are kept as bytes.
+    ///
+    /// A generated scene's folder, whose `truth.json` names its frames
+    /// (`SceneManifest`), gives exactly those, in the manifest's order:
+    /// its `truth.png` and `mask.png` are not frames.
     /// - Throws: `StackerError.unreadable` for a folder that cannot be listed.
     public static func frames(in folder: some FilePathConvertible, recursive: Bool = false) throws -> [FilePath] {
         let root = folder.filePath
+        if let listed = SceneManifest.frames(in: root) { return listed }
         var found: [FilePath] = []
         try collect(root, relative: nil, recursive: recursive, into: &found)
         return found.sorted(by: naturallyPrecedes).map { root.appending($0) }
+    }
+
+    /// The file naming a generated scene's frames.
+    public static let sceneManifestName = SceneManifest.fileName
+
+    /// True when `folder` is a generated scene's, whose frames its
+    /// `truth.json` names (see `frames(in:recursive:)`).
+    public static func isScene(_ folder: some FilePathConvertible) -> Bool {
+        SceneManifest.frames(in: folder.filePath) != nil
     }
 
     /// Adds the frame files of `folder` (named `relative` below the root) to `found`.
