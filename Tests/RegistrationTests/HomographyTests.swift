@@ -48,6 +48,25 @@ struct HomographyTests {
             line.append((from: (t, 2 * t), to: (t + 1, 2 * t)))
         }
         #expect(Transform.fromCorrespondences(line) == nil)
+
+        // A map that sends the origin to infinity (matrix[8] = 0) is
+        // returned with w > 0 where its points are, whatever sign the SVD
+        // gave: (x, y) → (100 / x, 100 y / x) over x in 10…45.
+        let horizon = Transform(matrix: [0, 0, 1, 0, 1, 0, 0.01, 0, 0])
+        for flip in [1.0, -1.0] {
+            let pairs = (0..<8).map { i -> (from: (Double, Double), to: (Double, Double)) in
+                let p = (10 + 5 * Double(i), Double((i * 7) % 5) * flip)
+                let q = horizon.apply(x: p.0, y: p.1)
+                return (p, (q.x, q.y))
+            }
+            let h = try #require(Transform.fromCorrespondences(pairs))
+            for p in pairs {
+                let w = h.matrix[6] * p.from.0 + h.matrix[7] * p.from.1 + h.matrix[8]
+                #expect(w > 0)
+                let q = h.apply(x: p.from.0, y: p.from.1)
+                #expect(abs(q.x - p.to.0) < 1e-6 && abs(q.y - p.to.1) < 1e-6)
+            }
+        }
     }
 
     @Test("random perspective jitter (±12 px corners, ±10 px shift, gain/offset, noise, 8-bit, moving objects): corner RMS ≤ 0.2 px")

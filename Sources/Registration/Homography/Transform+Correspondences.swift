@@ -6,7 +6,8 @@ extension Transform {
     /// Each point set is translated to its centroid and scaled so the mean
     /// distance from it is √2; the 2n × 9 DLT system is solved by SVD and the
     /// result denormalised and scaled so `matrix[8] == 1` (when that entry
-    /// is not ≈ 0). Four points in general position give an exact fit; more
+    /// is not ≈ 0; else to unit norm, with w > 0 at the `from` points'
+    /// centroid). Four points in general position give an exact fit; more
     /// give a least-squares fit.
     ///
     /// - Parameter pairs: point correspondences, any pixel convention (the
@@ -38,9 +39,14 @@ extension Transform {
         if abs(m[8]) > 1e-12 {
             scale = 1 / m[8]
         } else {
+            // The origin maps to infinity: unit norm, signed so the `from`
+            // points keep a positive w (a negated matrix is the same map,
+            // but callers read w's sign as the side of the horizon).
             let norm = m.reduce(0) { $0 + $1 * $1 }.squareRoot()
             guard norm > 0 else { return nil }
-            scale = 1 / norm
+            let n = Double(pairs.count)
+            let cx = pairs.reduce(0) { $0 + $1.from.0 } / n, cy = pairs.reduce(0) { $0 + $1.from.1 } / n
+            scale = (m[6] * cx + m[7] * cy + m[8] < 0 ? -1 : 1) / norm
         }
         m = m.map { $0 * scale }
         let result = Transform(matrix: m)
