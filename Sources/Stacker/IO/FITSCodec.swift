@@ -232,7 +232,12 @@ enum FITSCodec {
     /// `keywords` that `FITSKeyword.card` accepts follow the structural
     /// ones, the first of each name only.
     /// - Throws: `StackerError.invalidInput` / `.writeFailed` naming `path`.
-    static func encode(_ image: Image, bitDepth: Int, keywords: [FITSKeyword], path: String) throws -> [UInt8] {
+    ///
+    /// Each of `attachments` follows as an image extension of its own: its
+    /// bytes as one axis of BITPIX 8, named by `EXTNAME` (empty ones are
+    /// left out). `attachments(_:path:)` reads them back.
+    static func encode(_ image: Image, bitDepth: Int, keywords: [FITSKeyword],
+                       attachments: [(name: String, bytes: [UInt8])] = [], path: String) throws -> [UInt8] {
         guard [8, 16, 32].contains(bitDepth) else {
             throw StackerError.invalidInput(path: path, reason: "FITS bit depth must be 8, 16 or 32 (float), not \(bitDepth)")
         }
@@ -276,6 +281,19 @@ enum FITSCodec {
             if status == 0 {
                 samples.withUnsafeBytes { s in _ = stack_fits_write_pixels(file, kind, s.baseAddress, count, &status) }
             }
+            for attachment in attachments where status == 0 && !attachment.bytes.isEmpty {
+                var length: (Int64, Int64, Int64) = (Int64(attachment.bytes.count), 0, 0)
+                withUnsafeMutablePointer(to: &length) { a in
+                    a.withMemoryRebound(to: Int64.self, capacity: 3) { p in _ = stack_fits_create_image(file, 8, 1, p, &status) }
+                }
+                let name = FITSKeyword(name: "EXTNAME", value: attachment.name, comment: "bytes carried by stack", kind: .string)
+                if status == 0, let card = name.card { _ = stack_fits_write_card(file, card, &status) }
+                if status == 0 {
+                    attachment.bytes.withUnsafeBytes { b in
+                        _ = stack_fits_write_pixels(file, 1, b.baseAddress, Int64(attachment.bytes.count), &status)
+                    }
+                }
+            }
             guard status == 0 else {
                 stack_fits_close(file, 1)
                 throw StackerError.writeFailed(path: path, reason: "FITS encoding failed: \(reason(status))")
@@ -288,6 +306,56 @@ enum FITSCodec {
                 throw StackerError.writeFailed(path: path, reason: "FITS encoding failed: \(reason(status))")
             }
             return [UInt8](UnsafeBufferPointer(start: output, count: size))
+        }
+    }
+
+    /// The `carriedNames` keywords the image HDU's header holds, as
+    /// `decode` gives them, without reading the pixels.
+    /// - Throws: `StackerError.unreadable` naming `path`.
+    static func carriedKeywords(_ bytes: [UInt8], path: String) throws -> [FITSKeyword] {
+        try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> [FITSKeyword] in
+            try withFile(bytes, path: path) { file throws(StackerError) -> [FITSKeyword] in
+                _ = try locateImage(file, path: path)
+                return try keywords(file, path: path)
+            }
+        }
+    }
+
+    /// The byte attachments `encode` wrote into `bytes`, by `EXTNAME`: every
+    /// image extension of one axis and BITPIX 8 that has a name (at most
+    /// `maxExtensions` extensions are looked at; others are skipped).
+    /// - Throws: `StackerError.unreadable` naming `path`, also for an
+    ///   attachment whose data the file is too short to hold.
+    static func attachments(_ bytes: [UInt8], path: String) throws -> [String: [UInt8]] {
+        try withCFITSIO({ .unreadable(path: path, reason: $0) }) { () throws(StackerError) -> [String: [UInt8]] in
+            try withFile(bytes, path: path) { file throws(StackerError) -> [String: [UInt8]] in
+                var found: [String: [UInt8]] = [:]
+                for hdu in 2...Int32(maxExtensions + 1) {
+                    var type: Int32 = 0, status: Int32 = 0
+                    _ = stack_fits_move_to_hdu(file, hdu, &type, &status)
+                    if status == 107 { break }  // END_OF_FILE: no more HDUs
+                    guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+                    guard let name = try keyword(file, "EXTNAME", path: path) else { continue }
+                    var bitpix: Int32 = 0, naxis: Int32 = 0
+                    var axes: (Int64, Int64, Int64) = (0, 0, 0)
+                    withUnsafeMutablePointer(to: &axes) { a in
+                        a.withMemoryRebound(to: Int64.self, capacity: 3) { p in _ = stack_fits_image_shape(file, &bitpix, &naxis, p, &status) }
+                    }
+                    guard status == 0, bitpix == 8, naxis == 1, axes.0 > 0 else { continue }
+                    var start: Int64 = 0
+                    _ = stack_fits_data_start(file, &start, &status)
+                    guard status == 0, start >= 0, Int64(bytes.count) - start >= axes.0 else {
+                        throw StackerError.unreadable(path: path, reason: "its \(name) extension is cut short")
+                    }
+                    var samples = [Float](repeating: 0, count: Int(axes.0))
+                    samples.withUnsafeMutableBufferPointer { out in
+                        _ = stack_fits_read_floats(file, 0, axes.0, out.baseAddress, &status)
+                    }
+                    guard status == 0 else { throw StackerError.unreadable(path: path, reason: reason(status)) }
+                    found[name] = samples.map { UInt8(clamping: Int($0)) }
+                }
+                return found
+            }
         }
     }
 

@@ -110,7 +110,7 @@ enum StackPipeline {
             if options.product == .partialSums {
                 result.partialSums = combiner.partialSums().map {
                     PartialSums(sums: $0.sums, weight: $0.weight, frames: options.frameRange ?? 0..<sources.count,
-                                names: names, options: options, bitDepth: carried.bitDepth)
+                                names: names, options: options, metadata: carried)
                 }
             }
             return result

@@ -8,8 +8,9 @@ public import Registration
 /// Written (`write(to:)`, `stack --partial FILE`) as a 32-bit float FITS
 /// cube of `channels + 1` planes (the sums, then Σw) whose header records
 /// the grid, the frame slice, the reference, and digests of the frame list
-/// and the options (`ShardIdentity`). `ShardMerge` adds the sums of every
-/// slice and divides.
+/// and the options (`ShardIdentity`), and what the output carries beside
+/// its pixels (`ShardMetadata`). `ShardMerge` adds the sums of every slice
+/// and divides.
 public struct PartialSums: Sendable {
     /// Σw·x, one plane per channel.
     public var sums: [Plane]
@@ -19,22 +20,27 @@ public struct PartialSums: Sendable {
     public var frames: Range<Int>
     /// The run these sums belong to.
     var identity: ShardIdentity
+    /// What the merged output carries beside its pixels.
+    var metadata: ShardMetadata
 
     /// Sums over `frames` of a run over `names` with `options`, whose
-    /// reference had `bitDepth` bits per sample.
-    init(sums: [Plane], weight: Plane, frames: Range<Int>, names: [String], options: StackOptions, bitDepth: Int) {
+    /// reference carried `metadata`.
+    init(sums: [Plane], weight: Plane, frames: Range<Int>, names: [String], options: StackOptions,
+         metadata: CarriedMetadata) {
         self.sums = sums
         self.weight = weight
         self.frames = frames
         identity = ShardIdentity(width: weight.width, height: weight.height, channels: sums.count, names: names,
-                                 options: options, bitDepth: bitDepth)
+                                 options: options, bitDepth: metadata.bitDepth)
+        self.metadata = ShardMetadata(metadata, options: options)
     }
 
-    private init(sums: [Plane], weight: Plane, frames: Range<Int>, identity: ShardIdentity) {
+    private init(sums: [Plane], weight: Plane, frames: Range<Int>, identity: ShardIdentity, metadata: ShardMetadata) {
         self.sums = sums
         self.weight = weight
         self.frames = frames
         self.identity = identity
+        self.metadata = metadata
     }
 
     /// Writes the sums atomically to `path` (a failed write leaves no file).
@@ -43,10 +49,11 @@ public struct PartialSums: Sendable {
         let keywords = [FITSKeyword(name: "STKKIND", value: Self.kind, comment: "stack partial sums", kind: .string),
                         FITSKeyword(name: "STKFIRST", value: "\(frames.lowerBound)", comment: "first frame summed", kind: .integer),
                         FITSKeyword(name: "STKEND", value: "\(frames.upperBound)", comment: "frame after the last", kind: .integer)]
-            + identity.keywords
+            + identity.keywords + metadata.keywords
         let cube = Image(width: weight.width, height: weight.height, planes: sums + [weight])
         let name = path.filePath.description
-        try AtomicFile.write(try FITSCodec.encode(cube, bitDepth: 32, keywords: keywords, path: name), to: path)
+        try AtomicFile.write(try FITSCodec.encode(cube, bitDepth: 32, keywords: keywords, attachments: metadata.attachments,
+                                                  path: name), to: path)
     }
 
     /// The `STKKIND` of a partial-sums file.
@@ -66,6 +73,7 @@ public struct PartialSums: Sendable {
         guard planes.count == id.channels + 1, planes.allSatisfy({ $0.width == id.width && $0.height == id.height }) else {
             throw StackerError.invalidInput(path: name, reason: "its pixels are not \(id.channels + 1) planes of \(id.width)×\(id.height)")
         }
-        return PartialSums(sums: Array(planes.dropLast()), weight: planes.last!, frames: first..<end, identity: piece.identity)
+        return PartialSums(sums: Array(planes.dropLast()), weight: planes.last!, frames: first..<end, identity: piece.identity,
+                           metadata: try piece.metadata())
     }
 }

@@ -9,7 +9,8 @@ import Registration
 /// written as a 32-bit float FITS image of those rows (the stacked values
 /// as they are, before any output quantisation) whose header records the
 /// band, the grid, the reference, and digests of the frame list and the
-/// options (`ShardIdentity`).
+/// options (`ShardIdentity`), and what the output carries beside its
+/// pixels (`ShardMetadata`).
 public struct RowBand: Sendable {
     /// The band's rows, full width.
     public var rows: Image
@@ -17,6 +18,8 @@ public struct RowBand: Sendable {
     public var band: Int, bands: Int
     /// The run the band belongs to.
     var identity: ShardIdentity
+    /// What the merged output carries beside its pixels.
+    var metadata: ShardMetadata
 
     /// The rows `band · H / bands ..< (band + 1) · H / bands` of `height`.
     public static func rows(band: Int, of bands: Int, height: Int) -> Range<Int> {
@@ -38,13 +41,15 @@ public struct RowBand: Sendable {
         identity = ShardIdentity(width: w, height: image.height, channels: image.channels,
                                  names: result.frames.map(\.path), options: result.options,
                                  bitDepth: result.metadata.bitDepth)
+        metadata = ShardMetadata(result.metadata, options: result.options)
     }
 
-    private init(rows: Image, band: Int, bands: Int, identity: ShardIdentity) {
+    private init(rows: Image, band: Int, bands: Int, identity: ShardIdentity, metadata: ShardMetadata) {
         self.rows = rows
         self.band = band
         self.bands = bands
         self.identity = identity
+        self.metadata = metadata
     }
 
     /// The `STKKIND` of a row-band file.
@@ -56,9 +61,10 @@ public struct RowBand: Sendable {
         let keywords = [FITSKeyword(name: "STKKIND", value: Self.kind, comment: "stack row band", kind: .string),
                         FITSKeyword(name: "STKBAND", value: "\(band)", comment: "band index from 0", kind: .integer),
                         FITSKeyword(name: "STKBANDS", value: "\(bands)", comment: "number of bands", kind: .integer)]
-            + identity.keywords
+            + identity.keywords + metadata.keywords
         let name = path.filePath.description
-        try AtomicFile.write(try FITSCodec.encode(rows, bitDepth: 32, keywords: keywords, path: name), to: path)
+        try AtomicFile.write(try FITSCodec.encode(rows, bitDepth: 32, keywords: keywords, attachments: metadata.attachments,
+                                                  path: name), to: path)
     }
 
     /// Reads the band `write(to:)` wrote at `path`.
@@ -76,6 +82,7 @@ public struct RowBand: Sendable {
         guard planes.count == id.channels, planes.allSatisfy({ $0.width == id.width && $0.height == range.count }) else {
             throw StackerError.invalidInput(path: name, reason: "its pixels are not band \(band) of \(bands) of a \(id.width)×\(id.height) grid")
         }
-        return RowBand(rows: Image(width: id.width, height: range.count, planes: planes), band: band, bands: bands, identity: id)
+        return RowBand(rows: Image(width: id.width, height: range.count, planes: planes), band: band, bands: bands, identity: id,
+                       metadata: try piece.metadata())
     }
 }

@@ -15,9 +15,11 @@ import Registration
 /// one-shot image bit for bit.
 public enum ShardMerge {
     /// The merged image of the pieces at `paths`, as a result that writes
-    /// itself (no frame records; the reference's bit depth carried, not its
-    /// EXIF, ICC profile or keywords; `options.outputBitDepth`: the depth
-    /// the shards stacked for).
+    /// itself as the one-shot run's would: no frame records, but what the
+    /// pieces carry (`ShardMetadata`: the reference's bit depth, EXIF, ICC
+    /// profile, XMP, IPTC and FITS keywords, linear light, the shards'
+    /// transfer curve and output scale) and `options.outputBitDepth`, the
+    /// depth the shards stacked for.
     /// - Throws: `StackerError.invalidInput` naming the piece that does not fit.
     public static func merge(_ paths: [some FilePathConvertible], threads: Int = StackOptions.defaultThreadCount) throws -> StackResult {
         let files = paths.map(\.filePath)
@@ -31,26 +33,30 @@ public enum ShardMerge {
         }
         var options = StackOptions()
         options.threads = threads
-        let (image, identity): (Image, ShardIdentity)
+        let (image, identity, metadata): (Image, ShardIdentity, ShardMetadata)
         if try ShardPiece.kind(of: first) == RowBand.kind {
-            (image, identity) = try bands(files)
+            (image, identity, metadata) = try bands(files)
         } else {
-            (image, identity) = try sums(files)
+            (image, identity, metadata) = try sums(files)
         }
         options.outputBitDepth = identity.outputDepth
+        options.transfer = metadata.transfer
+        options.outputScale = metadata.outputScale
         return StackResult(image: image, frames: [], referenceIndex: identity.reference,
-                           metadata: CarriedMetadata(bitDepth: identity.bitDepth), options: options)
+                           metadata: metadata.carried, options: options)
     }
 
     /// Adds the partial sums in the order of their frames and divides.
-    private static func sums(_ files: [FilePath]) throws -> (Image, ShardIdentity) {
+    private static func sums(_ files: [FilePath]) throws -> (Image, ShardIdentity, ShardMetadata) {
         // Headers first (each file is read once more for its planes below,
         // so only one piece's planes are held beside the running sum).
         var slices: [(file: FilePath, frames: Range<Int>)] = []
         var identity: ShardIdentity?
+        var metadata: ShardMetadata?
         for file in files {
             let piece = try PartialSums.read(file)
             try check(piece.identity, of: file, against: &identity, first: files[0])
+            metadata = metadata ?? piece.metadata
             slices.append((file, piece.frames))
         }
         slices.sort { $0.frames.lowerBound < $1.frames.lowerBound }
@@ -84,18 +90,20 @@ public enum ShardMerge {
         let planes = total.map { sum in
             Plane(width: id.width, height: id.height, pixels: (0..<n).map { weight[$0] > 0 ? sum[$0] / weight[$0] : 0 })
         }
-        return (Image(width: id.width, height: id.height, planes: planes), id)
+        return (Image(width: id.width, height: id.height, planes: planes), id, metadata!)
     }
 
     /// Puts every band in its place.
-    private static func bands(_ files: [FilePath]) throws -> (Image, ShardIdentity) {
+    private static func bands(_ files: [FilePath]) throws -> (Image, ShardIdentity, ShardMetadata) {
         var identity: ShardIdentity?
+        var metadata: ShardMetadata?
         var placed: [Int: FilePath] = [:]
         var pixels: [[Float]] = []
         var count = 0
         for file in files {
             let band = try RowBand.read(file)
             try check(band.identity, of: file, against: &identity, first: files[0])
+            metadata = metadata ?? band.metadata
             let id = identity!
             if pixels.isEmpty {
                 count = band.bands
@@ -117,7 +125,8 @@ public enum ShardMerge {
         if let missing = (0..<count).first(where: { placed[$0] == nil }) {
             throw StackerError.invalidInput(path: files.last!.description, reason: "band \(missing) of \(count) is missing; no piece holds it")
         }
-        return (Image(width: id.width, height: id.height, planes: pixels.map { Plane(width: id.width, height: id.height, pixels: $0) }), id)
+        return (Image(width: id.width, height: id.height, planes: pixels.map { Plane(width: id.width, height: id.height, pixels: $0) }),
+                id, metadata!)
     }
 
     /// Keeps the first piece's identity and refuses a piece whose differs.

@@ -21,7 +21,8 @@ struct ShardPiece {
         guard FITSCodec.hasMagic(bytes) else {
             throw StackerError.invalidInput(path: name, reason: "not a FITS file; stack merge takes the files stack --partial wrote")
         }
-        let values = try FITSCodec.keywordValues(bytes, names: ["STKKIND"] + ShardIdentity.keywordNames + extra, path: name)
+        let values = try FITSCodec.keywordValues(bytes, names: ["STKKIND"] + ShardIdentity.keywordNames
+                                                     + ShardMetadata.keywordNames + extra, path: name)
         guard let found = values["STKKIND"] else { throw ShardIdentity.notAPiece(name, missing: "STKKIND") }
         guard found == kind else {
             throw StackerError.invalidInput(path: name, reason: "it holds \(Self.describe(found)), the first piece \(Self.describe(kind)); merge one kind at a time")
@@ -45,6 +46,13 @@ struct ShardPiece {
             throw ShardIdentity.notAPiece(name, missing: "STKKIND")
         }
         return kind
+    }
+
+    /// What the piece carries beside its pixels.
+    /// - Throws: `StackerError` naming the file when that cannot be read.
+    func metadata() throws -> ShardMetadata {
+        try ShardMetadata(values: values, keywords: FITSCodec.carriedKeywords(bytes, path: path),
+                          attachments: FITSCodec.attachments(bytes, path: path), bitDepth: identity.bitDepth, path: path)
     }
 
     /// Every plane of the file, in order: the planes of an RGB image or of
