@@ -3,7 +3,7 @@
 # install the C libraries first (as root; otherwise they print the command).
 
 APT_PACKAGES := pkg-config libturbojpeg0-dev libopenblas-dev libfftw3-dev libpng-dev libtiff-dev libheif-dev libcfitsio-dev libraw-dev \
-                liblcms2-dev zlib1g-dev libheif-examples libimage-exiftool-perl time man-db libxml2-utils zsh fish
+                liblcms2-dev zlib1g-dev libheif-examples libavif-bin libimage-exiftool-perl time man-db libxml2-utils zsh fish
 SWIFT        ?= swift
 DEMO_OUT     ?= out/street-stacked.jpg
 export OPENBLAS_NUM_THREADS ?= 1

@@ -13,19 +13,26 @@ struct HEIFCodecTests {
     /// `heif-enc` on the PNG `inputs`, writing one HEIC file (several
     /// inputs make one file of several top-level images, in order).
     static func heifEnc(_ inputs: [String], to output: String, arguments: [String] = ["-q", "90"]) throws {
-        let tool = ["/usr/bin/heif-enc", "/usr/local/bin/heif-enc"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        try runEncoder("heif-enc", package: "libheif-examples", arguments: arguments + ["-o", output] + inputs, output: output)
+    }
+
+    /// Runs the encoder `name` (from /usr/bin or /usr/local/bin) with
+    /// `arguments`, throwing unless it exits 0; `output` names the file in
+    /// the error.
+    static func runEncoder(_ name: String, package: String, arguments: [String], output: String) throws {
+        let tool = ["/usr/bin/", "/usr/local/bin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let tool else {
-            throw StackerError.invalidInput(path: "heif-enc", reason: "not installed (apt-get install libheif-examples)")
+            throw StackerError.invalidInput(path: name, reason: "not installed (apt-get install \(package))")
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments + ["-o", output] + inputs
+        p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw StackerError.writeFailed(path: output, reason: "heif-enc exited with \(p.terminationStatus)")
+            throw StackerError.writeFailed(path: output, reason: "\(name) exited with \(p.terminationStatus)")
         }
     }
 

@@ -109,6 +109,39 @@ private final class HEIFImageHandle {
         return error.code == heif_error_Ok ? data : nil
     }
 
+    /// The XMP packet: the first `mime` metadata block whose content type
+    /// is `application/rdf+xml` (nil when none, or over `limit` bytes).
+    func xmp(limit: Int) -> [UInt8]? {
+        let count = heif_image_handle_get_number_of_metadata_blocks(raw, "mime")
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: Int(min(count, 64)))
+        let got = Int(heif_image_handle_get_list_of_metadata_block_IDs(raw, "mime", &ids, Int32(ids.count)))
+        for id in ids.prefix(max(0, min(got, ids.count))) {
+            guard let type = heif_image_handle_get_metadata_content_type(raw, id),
+                  String(cString: type) == "application/rdf+xml" else { continue }
+            let size = heif_image_handle_get_metadata_size(raw, id)
+            guard size > 0, size <= limit else { return nil }
+            var data = [UInt8](repeating: 0, count: size)
+            return heif_image_handle_get_metadata(raw, id, &data).code == heif_error_Ok ? data : nil
+        }
+        return nil
+    }
+
+    /// The profile the decoded RGB is in: the ICC profile of a `colr` box
+    /// of type `prof` or `rICC` (nil when over `limit` bytes), else one
+    /// made from an `nclx` box's primaries and transfer
+    /// (`CodePoints.profile`; libheif has already applied its matrix);
+    /// nil for sRGB, no `colr` box, or code points no profile expresses.
+    func colourProfile(limit: Int) -> [UInt8]? {
+        if let icc = iccProfile(limit: limit) { return icc }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
+        guard heif_image_handle_get_nclx_color_profile(raw, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        defer { heif_nclx_color_profile_free(nclx) }
+        let made = CodePoints.profile(primaries: Int(nclx.pointee.color_primaries.rawValue),
+                                      transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
+        return made ?? nil
+    }
+
     /// The ICC profile (`colr` box of type `prof` or `rICC`), or nil when
     /// the image has none (or an nclx description, or one over `limit` bytes).
     func iccProfile(limit: Int) -> [UInt8]? {
@@ -280,7 +313,8 @@ enum HEIFCodec {
             let image = try decodePixels(handle, deep: deep, maxPixels: bound, path: path)
             return DecodedImage(image: image, bitDepth: deep ? 16 : 8, orientation: 1,
                                 exif: exif(handle.metadata(type: "Exif", limit: metadataLimit)),
-                                iccProfile: handle.iccProfile(limit: metadataLimit))
+                                iccProfile: handle.colourProfile(limit: metadataLimit),
+                                xmp: handle.xmp(limit: metadataLimit))
         }
     }
 

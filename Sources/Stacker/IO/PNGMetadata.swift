@@ -78,32 +78,12 @@ struct PNGMetadata {
     }
 
     /// The profile for cICP code points, when they are full-range RGB
-    /// (matrix 0, flag 1) with primaries BT.709 (1), Display P3 (12) or
-    /// BT.2020 (9) and a transfer of sRGB (13), BT.709 or BT.2020 (1, 6,
-    /// 14, 15), linear (8) or a power 2.2 / 2.8 (4, 5): `.some(nil)` for
-    /// sRGB itself (no profile made), `.some(bytes)` otherwise. Nil for
-    /// anything else, and the other chunks decide (PQ and HLG, 16 and 18,
-    /// have no matrix/shaper profile).
+    /// (matrix 0, flag 1) whose primaries and transfer `CodePoints.profile`
+    /// can express: `.some(nil)` for sRGB itself, `.some(bytes)` otherwise;
+    /// nil for anything else, and the other chunks decide.
     static func cicpProfile(_ c: [UInt8]) -> [UInt8]?? {
         guard c.count == 4, c[2] == 0, c[3] == 1 else { return nil }
-        let primaries: Chromaticities, transfer: ToneCurve
-        switch c[0] {
-        case 1: primaries = .sRGB
-        case 9: primaries = .rec2020
-        case 12: primaries = .displayP3
-        default: return nil
-        }
-        switch c[1] {
-        case 13: transfer = .sRGB
-        case 1, 6, 14, 15: transfer = .rec709
-        case 8: transfer = .gamma(1)
-        case 4: transfer = .gamma(2.2)
-        case 5: transfer = .gamma(2.8)
-        default: return nil
-        }
-        if primaries == .sRGB, transfer == .sRGB { return .some(nil) }
-        guard let made = ColourProfile(chromaticities: primaries, transfer: transfer) else { return nil }
-        return .some(made.bytes)
+        return CodePoints.profile(primaries: Int(c[0]), transfer: Int(c[1]))
     }
 
     /// A big-endian 32-bit value at `i` (the caller checked the bounds).
