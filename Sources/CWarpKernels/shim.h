@@ -4,7 +4,7 @@
 // (docs/performance.md, issue 26): here each row is one widening load
 // (`vpmovzxbd` on x86-64) and one fused multiply-add where the CPU has FMA.
 // Header only, static inline, so the Swift caller inlines them. Used once,
-// by Sources/Registration/Warp/WindowSum.swift.
+// by Sources/Registration/Warp/WarpKernels.swift.
 #include <stddef.h>
 #include <stdint.h>
 
