@@ -107,6 +107,26 @@ struct TwoPassWarpTests {
         #expect(rmsB <= 1.01 * rmsA, "two-pass \(rmsB)/255 against the general warp's \(rmsA)/255")
     }
 
+    @Test("near the admissible bounds, and on grids larger and smaller than the frame: the general warp's coverage, samples within 1/2 of an 8-bit step",
+          arguments: [(7.0, 1.0, 240, 180), (-7.0, 1.0, 160, 120), (2.0, 1.11, 200, 150), (-1.0, 0.9, 240, 120)])
+    func nearTheBounds(_ c: (degrees: Double, zoom: Double, width: Int, height: Int)) throws {
+        let (fw, fh) = (200, 150)
+        let floats = Waves(seed: 11).plane(width: fw, height: fh)
+        let bytes = BytePlane(width: fw, height: fh, pixels: floats.pixels.map { UInt8(($0 * 255).rounded()) })
+        let a = c.degrees * Double.pi / 180
+        let t = Transform(matrix: [c.zoom * cos(a), -c.zoom * sin(a), 7.3, c.zoom * sin(a), c.zoom * cos(a), -4.6,
+                                   1e-6, -2e-6, 1])
+        let general = try #require(RowWarper([bytes], by: t, width: c.width, height: c.height))
+        let twoPass = general.resamplingInTwoPasses()
+        #expect(twoPass.resamplesInTwoPasses)
+        let x = ByteWarpTests.warpAll(general), y = ByteWarpTests.warpAll(twoPass)
+        #expect(x.coverage == y.coverage)
+        #expect(x.coverage.contains(0) && x.coverage.contains(1), "the grid shows the frame's edges")
+        let worst = zip(x.planes[0], y.planes[0]).map { abs($0 - $1) }.max() ?? 0
+        print("TwoPassWarp near the bounds \(c): max difference \(worst * 255)/255")
+        #expect(worst * 255 <= 0.5, "max difference \(worst * 255)/255")
+    }
+
     @Test("any split into bands of rows gives the same bytes")
     func bandsMatchWhole() throws {
         let (w, h) = (Self.width, Self.height)
