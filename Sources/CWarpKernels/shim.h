@@ -111,10 +111,14 @@ static inline void NAME(const T *const *planes, ptrdiff_t nplanes, ptrdiff_t fw,
         u = warp_group(u, u1);                                                                                     \
         warp_f8 w[7];                                                                                              \
         ptrdiff_t c = warp_lane_weights(a + b * ((float)u + warp_iota8), table, bits, w);                        \
-        ptrdiff_t rows[7];                                                                                         \
-        for (int t = 0; t < 7; t++) {                                                                              \
-            ptrdiff_t r = row + c + first + t;                                                                     \
-            rows[t] = (r < 0 ? 0 : r > fh - 1 ? fh - 1 : r) * fw + u;                                              \
+        ptrdiff_t rows[7], top = row + c + first;                                                                  \
+        if (top >= 0 && top + 6 <= fh - 1) {            /* inside the frame: no clamping */                        \
+            for (int t = 0; t < 7; t++) rows[t] = (top + t) * fw + u;                                              \
+        } else {                                                                                                   \
+            for (int t = 0; t < 7; t++) {                                                                          \
+                ptrdiff_t r = top + t;                                                                             \
+                rows[t] = (r < 0 ? 0 : r > fh - 1 ? fh - 1 : r) * fw + u;                                          \
+            }                                                                                                      \
         }                                                                                                          \
         for (ptrdiff_t p = 0; p < nplanes; p++) {                                                                  \
             const T *s = planes[p];                                                                                \
