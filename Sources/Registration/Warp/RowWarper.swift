@@ -19,6 +19,7 @@ public struct RowWarper: Sendable {
     private enum Method: Sendable {
         case translation(TranslationPlan)
         case general(matrix: [Double], field: DisplacementField?)
+        case twoPass(TwoPassWarp)
     }
     /// The frame's samples: floats, or 8-bit samples read as they are.
     private enum Sources: Sendable {
@@ -27,7 +28,7 @@ public struct RowWarper: Sendable {
     }
     private let sources: Sources
     public let channels: Int
-    private let method: Method
+    private var method: Method
     private let geometry: FrameGeometry
     private let interpolation: Interpolation
 
@@ -73,6 +74,27 @@ public struct RowWarper: Sendable {
         } else {
             method = .general(matrix: inverse.matrix, field: field)
         }
+    }
+
+    /// This warper, resampling a near-identity projective transform in two
+    /// 1-D passes across 8 pixels at a time (`TwoPassWarp`) instead of a
+    /// window per pixel; itself for a translation, a field, `.nearest`, or a
+    /// transform outside `TwoPassWarp`'s admissible set. The coverage is
+    /// the same; the samples differ from the general warp's by the kernel's
+    /// shear along the rows' frame lines (`TwoPassWarpTests` measures it).
+    public func resamplingInTwoPasses() -> RowWarper {
+        guard case .general(let matrix, nil) = method,
+              let plan = TwoPassWarp(inverse: matrix, geometry: geometry, width: width, height: height,
+                                     interpolation: interpolation) else { return self }
+        var warper = self
+        warper.method = .twoPass(plan)
+        return warper
+    }
+
+    /// Whether `warp` runs the two passes of `resamplingInTwoPasses`.
+    public var resamplesInTwoPasses: Bool {
+        if case .twoPass = method { return true }
+        return false
     }
 
     /// The columns of reference row `y` the frame covers, when that is known
@@ -130,6 +152,10 @@ public struct RowWarper: Sendable {
             generalWarp(rows: rows, matrix: matrix, field: field, sources: sources, outputs: outputs, coverage: coverage)
         case (.general(let matrix, let field), .bytes(let sources)):
             generalWarp(rows: rows, matrix: matrix, field: field, sources: sources, outputs: outputs, coverage: coverage)
+        case (.twoPass(let plan), .floats(let sources)):
+            twoPassWarp(rows: rows, plan: plan, sources: sources, outputs: outputs, coverage: coverage)
+        case (.twoPass(let plan), .bytes(let sources)):
+            twoPassWarp(rows: rows, plan: plan, sources: sources, outputs: outputs, coverage: coverage)
         }
     }
 
@@ -143,5 +169,15 @@ public struct RowWarper: Sendable {
         coverage.update(repeating: 0, count: n)
         GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry, interpolation: interpolation,
                         sources: sources, outputs: outputs, coverage: coverage, field: field)
+    }
+
+    /// `warp` in two passes: zeroes the band, then resamples the covered runs.
+    private func twoPassWarp<S: PlaneSample>(rows: Range<Int>, plan: TwoPassWarp, sources: [[S]],
+                                             outputs: [UnsafeMutablePointer<Float>], coverage: UnsafeMutablePointer<Float>?) {
+        guard let coverage else { preconditionFailure("RowWarper: a general warp needs its coverage buffer") }
+        let n = rows.count * width
+        for output in outputs { output.update(repeating: 0, count: n) }
+        coverage.update(repeating: 0, count: n)
+        plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage)
     }
 }

@@ -180,26 +180,28 @@ struct DecodedFrame: Sendable {
     }
 
     /// The frame made ready to be warped by `transform` (and `field`, when
-    /// aligned locally) onto a `width × height` grid, in RGB.
+    /// aligned locally) onto a `width × height` grid, in RGB; a near-identity
+    /// projective transform in two 1-D passes (`RowWarper.resamplingInTwoPasses`).
     func rowWarper(by transform: Transform, field: DisplacementField? = nil, width: Int, height: Int,
                    interpolation: Interpolation) -> RowWarper? {
         switch pixels {
         case .floats(let image):
             return RowWarper(image.planes, by: transform, field: field, width: width, height: height,
-                             interpolation: interpolation)
+                             interpolation: interpolation)?.resamplingInTwoPasses()
         case .bytes(let image):
             return RowWarper(image.planes, by: transform, field: field, width: width, height: height,
-                             interpolation: interpolation)
+                             interpolation: interpolation)?.resamplingInTwoPasses()
         case .ycbcr(let image):
             return RowWarper(image.rgb.planes, by: transform, field: field, width: width, height: height,
-                             interpolation: interpolation)
+                             interpolation: interpolation)?.resamplingInTwoPasses()
         }
     }
 
     /// The frame made ready to be warped by `transform` onto a `width ×
     /// height` grid as Y, and onto the grid shrunk by `factor` as Cb, Cr
     /// (see `YCbCrImage`). A frame stored in another form is converted
-    /// (`YCbCr.split`).
+    /// (`YCbCr.split`). Near-identity projective transforms run in two
+    /// passes, as in `rowWarper`.
     func ycbcrWarpers(by transform: Transform, field: DisplacementField? = nil, width: Int, height: Int, factor: Int,
                       interpolation: Interpolation) -> (luma: RowWarper?, chroma: RowWarper?) {
         let chromaTransform = YCbCr.chromaTransform(transform, factor: factor)
@@ -207,14 +209,15 @@ struct DecodedFrame: Sendable {
         let (cw, ch) = (width / factor, height / factor)
         if case .ycbcr(let image) = pixels, image.chromaFactor == factor {
             return (RowWarper([image.luma], by: transform, field: field, width: width, height: height,
-                              interpolation: interpolation),
+                              interpolation: interpolation)?.resamplingInTwoPasses(),
                     RowWarper(image.chroma, by: chromaTransform, field: chromaField, width: cw, height: ch,
-                              interpolation: interpolation))
+                              interpolation: interpolation)?.resamplingInTwoPasses())
         }
         let (luma, chroma) = YCbCr.split(image, factor: factor)
-        return (RowWarper([luma], by: transform, field: field, width: width, height: height, interpolation: interpolation),
+        return (RowWarper([luma], by: transform, field: field, width: width, height: height,
+                          interpolation: interpolation)?.resamplingInTwoPasses(),
                 RowWarper(chroma, by: chromaTransform, field: chromaField, width: cw, height: ch,
-                          interpolation: interpolation))
+                          interpolation: interpolation)?.resamplingInTwoPasses())
     }
 }
 

@@ -1,0 +1,83 @@
+internal import CWarpKernels
+
+// The one file that imports `CWarpKernels`: the general warp's window sums
+// (`WindowSum`) and the two-pass warp's lane passes (`LanePass`).
+
+/// The general warp's weighted sums over a square window of samples. Bytes
+/// go through the C vector kernels of `CWarpKernels`, because Swift's
+/// generic SIMD conversions compiled an 8-byte row into four 2-sample loads,
+/// the C ones into one widening load and a fused multiply-add per row
+/// (docs/performance.md, issue 26); floats are loaded as they are.
+enum WindowSum {
+    /// `Σ_j wy[j] · Σ_i wx[i] · s[j·stride + i]` over 6 × 6 samples,
+    /// unscaled (8-bit samples as 0…255). Reads 8 samples of each of the 6
+    /// rows (the caller guarantees they are readable) and the 8 weights at
+    /// `wx` (the last 2 are ignored).
+    @inline(__always)
+    static func six<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
+                                    _ wy: UnsafePointer<Float>) -> Float {
+        if S.self == UInt8.self {
+            return warp_window6_u8(UnsafeRawPointer(s).assumingMemoryBound(to: UInt8.self), stride, wx, wy)
+        }
+        var acc = SIMD8<Float>()
+        for j in 0..<6 { acc += wy[j] * UnsafeRawPointer(s + j * stride).loadUnaligned(as: SIMD8<Float>.self) }
+        let p = acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD8<Float>.self)
+        return p.lowHalf.sum() + p[4] + p[5]
+    }
+
+    /// The same over 4 × 4 samples (4 read per row, 4 weights each), in
+    /// Swift: the bicubic kernel is not the default.
+    @inline(__always)
+    static func four<S: PlaneSample>(_ s: UnsafePointer<S>, _ stride: Int, _ wx: UnsafePointer<Float>,
+                                     _ wy: UnsafePointer<Float>) -> Float {
+        var acc = SIMD4<Float>()
+        for j in 0..<4 {
+            let r = s + j * stride
+            acc += wy[j] * SIMD4(r[0].float, r[1].float, r[2].float, r[3].float)
+        }
+        return (acc * UnsafeRawPointer(wx).loadUnaligned(as: SIMD4<Float>.self)).sum()
+    }
+}
+
+/// The two-pass warp's 1-D passes in the C vector kernels of
+/// `CWarpKernels` (`warp_column_pass_*`, `warp_row_pass`), each across 8
+/// neighbouring outputs with per-lane weights from the phase table; see
+/// `TwoPassWarp` for the geometry.
+enum LanePass {
+    /// Pass 1 for one output row: for each frame column `u` in `columns`
+    /// (at least 8, within the frame), the column sampled at row `row + a +
+    /// b·u` (taps clamped to the frame's rows), unscaled, into `lines[p][u]`.
+    /// `table` is a `TwoPassWarp.paddedTable`'s phase 0.
+    @inline(__always)
+    static func columns<S: PlaneSample>(_ planes: UnsafePointer<UnsafePointer<S>?>, count: Int, frameWidth: Int,
+                                        frameHeight: Int, into lines: UnsafePointer<UnsafeMutablePointer<Float>?>,
+                                        _ columns: Range<Int>, row: Int, a: Float, b: Float, firstTap: Int,
+                                        table: UnsafePointer<Float>, phaseBits: Int32) {
+        if S.self == UInt8.self {
+            planes.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: count) { bytes in
+                warp_column_pass_u8(bytes, count, frameWidth, frameHeight, lines, columns.lowerBound, columns.upperBound,
+                                    row, a, b, firstTap, table, phaseBits)
+            }
+        } else {
+            planes.withMemoryRebound(to: UnsafePointer<Float>?.self, capacity: count) { floats in
+                warp_column_pass_f32(floats, count, frameWidth, frameHeight, lines, columns.lowerBound,
+                                     columns.upperBound, row, a, b, firstTap, table, phaseBits)
+            }
+        }
+    }
+
+    /// Pass 2 for one output row: output `x` of `columns` (at least 8)
+    /// sampled in each plane's pass-1 line at `u = x + (p0 + x·(p1 − m6·x))
+    /// / (q0 + m6·x)`, times `scale`, into `outputs[p][x]`. Each lane's 7
+    /// loads of 8 floats start up to 1 px before its taps, so every line
+    /// must hold finite floats 3 before to 11 past the taps' reach
+    /// (`TwoPassWarp.pad` each side).
+    @inline(__always)
+    static func row(_ lines: UnsafePointer<UnsafePointer<Float>?>, count: Int,
+                    into outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, _ columns: Range<Int>,
+                    p0: Float, p1: Float, m6: Float, q0: Float, firstTap: Int, table: UnsafePointer<Float>,
+                    phaseBits: Int32, scale: Float) {
+        warp_row_pass(lines, count, outputs, columns.lowerBound, columns.upperBound, p0, p1, m6, q0, firstTap, table,
+                      phaseBits, scale)
+    }
+}
