@@ -39,7 +39,7 @@ extension Bench {
         check("HEIC median / HEIC decode floor, of medians", m.medianWall / f.medianWall, "(info)") { _ in true }
     }
 
-    /// 20 × 24 MP 16-bit RGGB DNG (`settings.dng`), stored uncompressed
+    /// 20 × 24 MP RGGB DNG (`settings.dng`), stored uncompressed
     /// and as lossless JPEG (the same samples, as cameras write them),
     /// `--mode median` with the bilinear and the RCD debayer, each against
     /// LibRaw opening and unpacking the same files (the floor the issue
@@ -76,7 +76,7 @@ extension Bench {
             report.cases += [u, f]
             check("\(burst.label) read floor / LibRaw unpack, per round", pairedRatio(f, u), "(info)") { _ in true }
             for d in debayers {
-                var m = CaseResult(name: "median \(burst.label) \(d)", what: "stack --mode median --debayer \(d) on 16-bit RGGB DNG (\(storage))",
+                var m = CaseResult(name: "median \(burst.label) \(d)", what: "stack --mode median --debayer \(d) on RGGB DNG (\(burst.noise.rawValue) noise, \(storage))",
                                    frames: burst.frames, megapixels: burst.megapixels, samples: runs[burst.name + d] ?? [])
                 let ratio = pairedRatio(m, u), cpuRatio = m.medianCPU / u.medianCPU
                 m.extra = ["ratio_to_unpack_per_round": ratio, "ratio_to_read_floor_per_round": pairedRatio(m, f),

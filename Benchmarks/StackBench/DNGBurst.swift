@@ -5,38 +5,72 @@ import Stacker
 import Synchronization
 
 /// A synthetic camera raw burst the benchmark runs on: SceneGen street
-/// frames as 16-bit RGGB DNG 1.4 files (`DNGFile`, the writer the tests
-/// use), generated once into the work folder and reused while their
-/// fingerprint is unchanged. Uncompressed, or (`compression: .ljpeg`)
-/// lossless JPEG in 256 × 256 tiles as cameras and Adobe's converter write
-/// them: the same samples, transcoded from the uncompressed burst.
+/// frames as RGGB DNG 1.4 files (`DNGFile`, the writer the tests use),
+/// generated once into the work folder and reused while their fingerprint
+/// is unchanged. Uncompressed, or (`compression: .ljpeg`) lossless JPEG in
+/// 256 × 256 tiles as cameras and Adobe's converter write them: the same
+/// samples, transcoded from the uncompressed burst.
 struct DNGBurst: Sendable {
     var width: Int
     var height: Int
     var frames: Int
     var compression = DNGFile.Compression.none
+    var noise = Noise.camera
+
+    /// How the samples are made from the rendered frames.
+    enum Noise: String, Sendable, CaseIterable {
+        /// 14-bit samples from noise-free frames through `CameraSensor`
+        /// (shot and read noise of a 24 MP sensor at base ISO, black level
+        /// 1024, white level 16383): what a camera's raw holds.
+        case camera
+        /// The frames' own Gaussian noise (σ 1 % of full scale) scaled to
+        /// 16 bits (`DNGFile.rggbSamples`): the first version of this
+        /// burst, whose figures of 2026-12-06 in docs/performance.md used it.
+        case scene
+    }
 
     /// Folder name under the work folder.
-    var name: String { "dng-\(width)x\(height)-\(frames)" + (compression == .ljpeg ? "-ljpeg" : "") }
+    var name: String {
+        "dng-\(width)x\(height)-\(frames)" + (noise == .camera ? "-cam14" : "") + (compression == .ljpeg ? "-ljpeg" : "")
+    }
 
     /// The same burst stored uncompressed.
-    var uncompressed: DNGBurst { DNGBurst(width: width, height: height, frames: frames) }
+    var uncompressed: DNGBurst { DNGBurst(width: width, height: height, frames: frames, noise: noise) }
 
     /// The same burst stored as lossless JPEG.
-    var losslessJPEG: DNGBurst { DNGBurst(width: width, height: height, frames: frames, compression: .ljpeg) }
+    var losslessJPEG: DNGBurst { DNGBurst(width: width, height: height, frames: frames, compression: .ljpeg, noise: noise) }
 
     /// Megapixels per frame.
     var megapixels: Double { Double(width * height) / 1e6 }
 
     /// The SceneGen config: the street preset at this size and count.
-    var config: SceneConfig { Burst.street(width: width, height: height, frames: frames) }
+    /// (noise-free with the camera model, which adds its own).
+    var config: SceneConfig {
+        var c = Burst.street(width: width, height: height, frames: frames)
+        if noise == .camera { c.noiseSigma = 0 }
+        return c
+    }
+
+    /// The camera model's sensor.
+    static let sensor = CameraSensor()
 
     /// Everything that shapes the files; a change regenerates them.
     var fingerprint: String {
-        let c = config
-        let plain = "v1 dng rggb16 street \(c.width)x\(c.height) n\(c.frameCount) seed\(c.seed) shift\(c.maxShift) "
+        let c = config, k = Self.sensor
+        var plain = "v1 dng rggb16 street \(c.width)x\(c.height) n\(c.frameCount) seed\(c.seed) shift\(c.maxShift) "
             + "noise\(c.noiseSigma) objects\(c.objectCount) coverage\(c.objectCoverage)"
+        if noise == .camera {
+            plain = "v2 camera well\(k.fullWell) read\(k.readNoise) black\(k.blackLevel) white\(k.whiteLevel) "
+                + "neutral\(k.neutral) srgb-linear; " + plain
+        }
         return compression == .ljpeg ? "v1 ljpeg tile256 predictor1 of " + plain : plain
+    }
+
+    /// The file layout: the camera model's levels and neutral, or 16 bits from 0.
+    var layout: DNGFile {
+        var dng = noise == .camera ? Self.sensor.dngFile(width: width, height: height) : DNGFile(width: width, height: height)
+        dng.compression = compression
+        return dng
     }
 
     /// The frames' paths, frame 0 first.
@@ -44,19 +78,22 @@ struct DNGBurst: Sendable {
         (0..<frames).map { String(format: "%@/%@/frame_%03d.dng", work, name, $0) }
     }
 
-    /// One line for the table: "20×24MP DNG" or "20×24MP LJPEG DNG".
-    var label: String { "\(frames)×\(Int(megapixels.rounded()))MP \(compression == .ljpeg ? "LJPEG " : "")DNG" }
+    /// One line for the table: "20×24MP DNG" or "20×24MP LJPEG DNG" ("… DNG σ1%" for the scene-noise burst).
+    var label: String {
+        "\(frames)×\(Int(megapixels.rounded()))MP \(compression == .ljpeg ? "LJPEG " : "")DNG" + (noise == .scene ? " σ1%" : "")
+    }
 
     /// Generates the burst unless a complete one with the same fingerprint is there.
     func ensure(in work: String, log: (String) -> Void) throws {
         if compression == .ljpeg { return try ensureTranscoded(in: work, log: log) }
         let files = paths(in: work)
         try ensureGenerated(work + "/" + name, fingerprint: fingerprint, required: files, log: log,
-                            announce: "\(name): DNG \(frames) × \(width)×\(height) (\(String(format: "%.0f", Double(2 * width * height * frames) / 1e6)) MB)") {
+                            announce: "\(name): DNG (\(noise.rawValue) noise) \(frames) × \(width)×\(height) (\(String(format: "%.0f", Double(2 * width * height * frames) / 1e6)) MB)") {
             try FileManager.default.createDirectory(atPath: work + "/" + name, withIntermediateDirectories: true)
-            let dng = DNGFile(width: width, height: height)
+            let dng = layout, noise = noise
             try SceneGenerator.forEachFrame(config) { i, frame in
-                try Self.write(dng.bytes(samples: DNGFile.rggbSamples(frame)), to: files[i])
+                let samples = noise == .camera ? Self.sensor.rggbSamples(frame, seed: 0xD96 + UInt64(i)) : DNGFile.rggbSamples(frame)
+                try Self.write(dng.bytes(samples: samples), to: files[i])
             }
         }
     }
@@ -71,8 +108,6 @@ struct DNGBurst: Sendable {
         try ensureGenerated(work + "/" + name, fingerprint: fingerprint, required: files, log: log,
                             announce: "\(name): lossless JPEG DNG \(frames) × \(width)×\(height) from \(source.name)") {
             try FileManager.default.createDirectory(atPath: work + "/" + name, withIntermediateDirectories: true)
-            var layout = DNGFile(width: width, height: height)
-            layout.compression = .ljpeg
             let dng = layout
             let count = width * height
             let failure = Mutex<String?>(nil)

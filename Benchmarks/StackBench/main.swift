@@ -44,7 +44,7 @@ OPTIONS:
                      effect: stack effect's blur on a generated 12 MP portrait
                      in process, one thread (blur stage, whole PortraitEffect.apply,
                      the same JPEG's decode floor; wall and CPU)
-                     dng: 20 × 24 MP 16-bit RGGB DNG median (bilinear and rcd),
+                     dng: 20 × 24 MP RGGB DNG median (bilinear and rcd),
                      uncompressed and lossless JPEG, each against LibRaw's
                      unpack of the same files and ImageFile.read
   --kernel NAME      the kernels case runs only this kernel: \(KernelBench.kernels.map(\.name).joined(separator: ","))
@@ -53,6 +53,10 @@ OPTIONS:
   --astro-frames N   light frames of the astro case (default 50; 10 bias/dark/flat each)
   --dng-size WxH, --dng-frames N
                      the dng case's burst (default 6000x4000, 20 frames)
+  --dng-noise camera|scene
+                     the dng case's samples: camera (default; 14-bit, shot and read
+                     noise of a 24 MP sensor at base ISO, SceneGen's CameraSensor) or
+                     scene (16-bit, the frames' σ 1 % noise, the first version)
   --rejection-size WxH, --rejection-frames N
                      the astro-rejection case's session (default 1600x1200, 20 lights):
                      each --reject algorithm Siril shares (percentile, sigma, mad,
@@ -80,8 +84,9 @@ for `heic` the same street scene as 20 × 12 MP
 HEIC q89 4:2:0 (PNG frames through heif-enc, x265 preset ultrafast; ~0.2 GB); for
 `ser` SER videos of its luma (mono, little-endian, timestamps): 200 × 1280×960
 16-bit (~0.5 GB), 200 and 2,000 × 320×240 8-bit (~0.17 GB); for `dng` its
-frames as uncompressed 16-bit RGGB DNGs (SceneGen's DNGFile; ~0.96 GB) and
-the same samples as lossless JPEG DNGs in 256 × 256 tiles.
+frames as uncompressed RGGB DNGs (SceneGen's DNGFile, 14-bit camera-like
+samples in 16-bit words; ~0.96 GB) and the same samples as lossless JPEG
+DNGs in 256 × 256 tiles.
 """
 
 /// Parsed command line.
@@ -168,6 +173,10 @@ struct Settings: Sendable {
             case "--rejection-frames": s.rejectionSession.frames = try frames(try value(key), key)
             case "--dng-size": (s.dng.width, s.dng.height) = try size(try value(key), key)
             case "--dng-frames": s.dng.frames = try frames(try value(key), key)
+            case "--dng-noise":
+                let v = try value(key)
+                guard let noise = DNGBurst.Noise(rawValue: v) else { throw BenchError("--dng-noise takes camera or scene (got '\(v)')") }
+                s.dng.noise = noise
             case "--scaling-frames":
                 let list = try value(key).split(separator: ",").map { Int($0) }
                 guard !list.isEmpty, list.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 200 }) else {
@@ -278,7 +287,8 @@ do {
                              "astro_rejection": ["width": settings.rejectionSession.width,
                                                  "height": settings.rejectionSession.height,
                                                  "frames": settings.rejectionSession.frames],
-                             "dng": ["width": settings.dng.width, "height": settings.dng.height, "frames": settings.dng.frames]]
+                             "dng": ["width": settings.dng.width, "height": settings.dng.height, "frames": settings.dng.frames,
+                                     "noise": settings.dng.noise.rawValue]]
     let report = try bench.run()
     let m = report.machine
     print("stack-bench \(ISO8601DateFormatter().string(from: started))  nproc \(m["nproc"] ?? "?"), "

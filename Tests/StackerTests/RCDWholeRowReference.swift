@@ -4,7 +4,7 @@ import Registration
 // `RCDDebayer` as it was before its rows were split by column parity
 // (commit 181fcf0): every step computed at every column, with the sites it
 // does not fill masked off. Kept here only as the reference that
-// `RCDHalfRowTests` holds the split version to, bit for bit.
+// `RCDHalfRowTests` holds the split version to (within 1e-5).
 
 /// The whole-row RCD driver (see `RCDDebayer` for the steps).
 enum RCDWholeRowReference: RowBandDebayer {

@@ -38,8 +38,11 @@ struct HalfRowRing {
         return HalfRow(even: even, odd: even + stride)
     }
 
-    /// The slots of the rows in `range`, in order.
-    func rows(_ range: ClosedRange<Int>) -> [HalfRow] { range.map { self($0) } }
+    /// The slots of the rows in `range`, in order (`window[0]` is the first).
+    func rows(_ range: ClosedRange<Int>) -> HalfRowWindow { HalfRowWindow(ring: self, first: range.lowerBound, step: 1) }
+
+    /// Row `y`'s slot as every row of a window.
+    func repeated(_ y: Int) -> HalfRowWindow { HalfRowWindow(ring: self, first: y, step: 0) }
 
     /// Sets every sample of row `y`'s slot to `value`.
     func fill(_ y: Int, with value: Float) {
@@ -47,4 +50,15 @@ struct HalfRowRing {
     }
 
     func deallocate() { storage.deallocate() }
+}
+
+/// Rows `first`, `first + step`, … of a `HalfRowRing`, `window[k]` the
+/// k-th: the rows a row kernel reads, handed over without building an
+/// array per call.
+struct HalfRowWindow {
+    let ring: HalfRowRing
+    let first: Int
+    let step: Int
+
+    subscript(k: Int) -> HalfRow { ring(first + step * k) }
 }

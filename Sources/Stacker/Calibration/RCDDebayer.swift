@@ -33,9 +33,11 @@ import Registration
 /// 11 × 16 rows (for a 6000-wide mosaic, 4 MB) and stays in cache. Every
 /// ring row is split by column parity (`HalfRow`), so each step computes
 /// only the sites it fills (green, P/Q and the low-pass only at red and
-/// blue sites, red and blue at green sites only there); the colours are
-/// joined again when a row is written out. The steps' arithmetic is in
-/// `RCDRowKernels`, SIMD over the sites of one parity.
+/// blue sites, red and blue at green sites only there); the last step
+/// joins the three colours into the output rows block by block, while
+/// they are in cache. The steps' arithmetic is in `RCDRowKernels`, SIMD
+/// over the sites of one parity; it brings blended quotients over one
+/// denominator, so results match the steps above within rounding.
 enum RCDDebayer: RowBandDebayer {
     static let eps: Float = 1e-5
     static let epsSquared: Float = 1e-10
@@ -65,7 +67,7 @@ enum RCDDebayer: RowBandDebayer {
             for ring in [cfa, lpf, energyV, energyP, energyQ, energyH, vh, pq] + out { ring.deallocate() }
         }
         func halves(_ r: HalfRowRing, _ y: Int) -> (HalfRow, HalfRow, HalfRow) { (r(y - 1), r(y), r(y + 1)) }
-        let both = [0, 1]
+        let both = 0...1
 
         for t in 0..<(h + 10) {
             if t < h {
@@ -103,7 +105,7 @@ enum RCDDebayer: RowBandDebayer {
             } else if y4 > 3 && y4 < h - 4 {
                 let hRow = energyH(0), flat = energyH(0)
                 for p in both {
-                    K.highPassEnergy(V.self, rows: Array(repeating: cfa(y4), count: 7), shift: 1, into: hRow, parity: p, lo: 3, hi: w - 3)
+                    K.highPassEnergy(V.self, rows: cfa.repeated(y4), shift: 1, into: hRow, parity: p, lo: 3, hi: w - 3)
                 }
                 for p in both {
                     K.discrimination(V.self, a: halves(energyV, y4), aShift: 0, b: (flat, flat, flat), bShift: 1,
@@ -126,10 +128,14 @@ enum RCDDebayer: RowBandDebayer {
             }
             let y10 = t - 10
             if y10 >= 4 && y10 < h - 4 {
-                K.redAndBlueAtGreen(V.self, g: out[1].rows((y10 - 2)...(y10 + 2)), r: out[0].rows((y10 - 3)...(y10 + 3)),
-                                    b: out[2].rows((y10 - 3)...(y10 + 3)), vh: halves(vh, y10),
-                                    parity: greenParity(y10), lo: 4, hi: w - 4)
-                for c in 0..<3 { K.interleave(out[c](y10), into: plane(c) + y10 * w, lo: 4, hi: w - 4) }
+                let rowOut = (rgb.0 + y10 * w, rgb.1 + y10 * w, rgb.2 + y10 * w)
+                let joined = K.redAndBlueAtGreen(V.self, g: out[1].rows((y10 - 2)...(y10 + 2)), r: out[0].rows((y10 - 3)...(y10 + 3)),
+                                                 b: out[2].rows((y10 - 3)...(y10 + 3)), vh: halves(vh, y10), joiningInto: rowOut,
+                                                 parity: greenParity(y10), lo: 4, hi: w - 4)
+                for c in 0..<3 {
+                    K.interleave(out[c](y10), into: plane(c) + y10 * w, lo: 4, hi: max(4, joined.lowerBound))
+                    K.interleave(out[c](y10), into: plane(c) + y10 * w, lo: min(joined.upperBound, w - 4), hi: w - 4)
+                }
             }
         }
     }

@@ -66,9 +66,8 @@ extension SIMDRowKernel {
     /// closure called per block was kept out of line by the compiler, a
     /// call and a reload of every row pointer per block.
     @inline(__always)
-    static func blockStarts<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int) -> LazyMapSequence<StrideTo<Int>, Int> where V.Scalar == Float {
-        let n = V.scalarCount, last = hi - n
-        return stride(from: lo, to: hi, by: n).lazy.map { min($0, last) }
+    static func blockStarts<V: SIMD>(_: V.Type, _ lo: Int, _ hi: Int) -> BlockStarts where V.Scalar == Float {
+        BlockStarts(from: lo, to: hi, by: V.scalarCount, last: hi - V.scalarCount)
     }
 
     /// Lane masks (all ones or 0) for blocks starting at an even (`.0`)
@@ -93,7 +92,7 @@ extension SIMDRowKernel {
     /// read past the range, into `HalfRowRing`'s slack).
     @inline(__always)
     static func halfBlocks<V: SIMD>(_: V.Type, parity p: Int, _ lo: Int, _ hi: Int)
-        -> (starts: LazyMapSequence<StrideTo<Int>, Int>, keep: V.MaskStorage?) where V.Scalar == Float {
+        -> (starts: BlockStarts, keep: V.MaskStorage?) where V.Scalar == Float {
         let n = V.scalarCount
         let first = (lo - p + 1) >> 1, end = (hi - p + 1) >> 1
         var keep: V.MaskStorage? = nil
@@ -103,7 +102,7 @@ extension SIMDRowKernel {
             keep = lanes
         }
         let last = keep == nil ? end - n : first
-        return (stride(from: first, to: end, by: n).lazy.map { min($0, last) }, keep)
+        return (BlockStarts(from: first, to: end, by: n, last: last), keep)
     }
 
     /// Stores `v` at `row + i`, or with `keep` only its lanes where `keep` is all ones.
@@ -132,8 +131,27 @@ extension SIMDRowKernel {
         }
     }
 
-    /// Writes the columns `lo..<hi` of `row`, split by parity, into `out`'s columns `lo..<hi`.
+    /// Writes the columns `2i ..< 2i + 2 · V.scalarCount` of `row` (split by
+    /// parity: its sites `i ..< i + V.scalarCount` of each parity) into the
+    /// same columns of `out`: `interleave` for one block, inside a kernel's loop.
+    @inline(__always)
+    static func joinBlock<V: SIMD>(_: V.Type, _ row: HalfRow, _ i: Int, into out: Row) where V.Scalar == Float {
+        let even: V = load(row.even, i), odd: V = load(row.odd, i)
+        let n = V.scalarCount, half = n / 2
+        var first = V(), second = V()
+        for k in 0..<half {
+            first[2 * k] = even[k]
+            first[2 * k + 1] = odd[k]
+            second[2 * k] = even[half + k]
+            second[2 * k + 1] = odd[half + k]
+        }
+        store(first, out, 2 * i)
+        store(second, out, 2 * i + n)
+    }
+
+    /// Writes the columns `lo..<hi` of `row`, split by parity, into `out`'s columns `lo..<hi` (none if `hi ≤ lo`).
     static func interleave(_ row: HalfRow, into out: Row, lo: Int, hi: Int) {
+        guard lo < hi else { return }
         var x = lo
         if x & 1 == 1 && x < hi { out[x] = row.odd[x >> 1]; x += 1 }
         let pairs = (hi - x) >> 1, start = x >> 1
@@ -148,5 +166,29 @@ extension SIMDRowKernel {
     /// Copies the columns `lo..<hi` of `row` into the same columns of `out` (split by parity).
     static func scatterColumns(_ row: UnsafePointer<Float>, into out: HalfRow, lo: Int, hi: Int) {
         for x in lo..<hi { out.half(x)[x >> 1] = row[x] }
+    }
+}
+
+/// The starts `from, from + step, …` below `end`, each capped at `last`:
+/// the blocks of a row kernel (`SIMDRowKernel.blockStarts`, `halfBlocks`).
+/// A concrete iterator, because the standard library's lazy map over a
+/// stride was called out of line once per block.
+struct BlockStarts: Sequence, IteratorProtocol {
+    private var start: Int
+    private let end: Int, step: Int, last: Int
+
+    @inline(__always)
+    init(from start: Int, to end: Int, by step: Int, last: Int) {
+        self.start = start
+        self.end = end
+        self.step = step
+        self.last = last
+    }
+
+    @inline(__always)
+    mutating func next() -> Int? {
+        guard start < end else { return nil }
+        defer { start += step }
+        return Swift.min(start, last)
     }
 }
