@@ -12,20 +12,26 @@
 /// 2. **Initialisation.** Phase correlation (`TranslationRegistrar`) on the
 ///    first level whose longest side is ≤ 512 gives a translation and its
 ///    score — the same plane size the translation path scores on.
-/// 3. **Refinement.** From the coarsest level to the first level with
-///    longest side ≤ `finestSize`: robust inverse-compositional Gauss–Newton
+/// 3. **Refinement.** On the coarsest level, the finest (the first with
+///    longest side ≤ `finestSize`) and every `levelStride`-th level above the
+///    finest, coarse to fine: robust inverse-compositional Gauss–Newton
 ///    on all 8 parameters plus a gain and an offset (`HomographyLevel`), in
 ///    normalised coordinates (image centre at 0, half the long side = 1),
 ///    with Tukey (or Huber) IRLS weights on MAD-scaled residuals so moving
-///    objects and noise do not bias the fit, and bilinear sampling. Both
+///    objects and noise do not bias the fit, and bilinear sampling of at
+///    most `maxSamplesPerLevel` strongest-gradient reference pixels spread
+///    over a grid. Both
 ///    reference and frame levels are smoothed by a [1 2 1]² binomial first
 ///    (sharp edges otherwise make the bilinear linearisation poor: on the
 ///    street bench bursts this cut the corner error 2.5× and the iterations
 ///    about 3×); the frame's blur is folded into its sampling
 ///    (`SmoothedBilinear`), so only the sample points of a level are read
 ///    and the cost of a level does not grow with its pixel count beyond the
-///    shrink that makes it. Coarse levels stop at a 10× looser threshold
-///    (≤ 10 iterations).
+///    shrink that makes it (the frame's levels are box-shrunk from it
+///    straight to the finest one needed, and only the refined ones and the
+///    score level are made). Coarse levels stop at a 10× looser threshold
+///    (≤ 10 iterations); the finest allows `finestIterations` when the level
+///    above it converged.
 /// 4. **Checks and score.** The frame's ≤ 512 px level is warped by the
 ///    result and phase-correlated against the reference again: that peak
 ///    height is the `score` (only the registrar's coarse stage runs there:
@@ -134,10 +140,10 @@ public final class HomographyRegistrar: Sendable {
     /// reference) returns the identity with score 0, never accepted.
     ///
     /// Accuracy (`stack-bench --cases homography`: street truth warped by
-    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.014 px at
+    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.022 px at
     /// 1600×1200 and 0.039 px at 4000×3000 refined at full resolution;
     /// 640×480 test scenes (`HomographyTests`, moving objects, gain/offset
-    /// change): corner RMS 0.018 px, max 0.043 px. Its time per frame, and
+    /// change): corner RMS 0.030 px, max 0.085 px. Its time per frame, and
     /// OpenCV's ECC on the same frames, are in docs/performance.md.
     ///
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
