@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Registration
 import SceneGen
 import Stacker
@@ -144,9 +145,20 @@ struct HomographyBurst: Sendable {
 }
 
 extension Bench {
+    /// The process's CPU seconds so far (all threads: the score check's warp
+    /// runs on worker threads).
+    static func processCPU() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     /// `HomographyRegistrar.estimate` per frame at 2 and 12 MP (estimate only,
     /// median of ≥ 3 repeats; init reported separately) and its mapped-corner
     /// RMS error against the true H; with `--peers`, OpenCV ECC on the same frames.
+    /// Times are wall and the process's CPU seconds (the figure on a
+    /// loaded machine), for the float luma and for the same luma as bytes
+    /// (what a JPEG's Y gives the pipeline).
     func homographyCases() throws {
         let repeats = max(3, settings.repeats)
         for b in [HomographyBurst.mp2, .mp12] {
@@ -156,39 +168,60 @@ extension Bench {
             let mp = Int(b.megapixels.rounded())
             let load = loadAverage()
             let ref = try ImageFile.read(paths[0]).image.luma
-            let t0 = now()
+            let t0 = now(), c0 = Self.processCPU()
             let registrar = try HomographyRegistrar(reference: ref)
-            let initTime = now() - t0
-            var est: [Double] = [], errs: [Double] = [], fallbacks = 0
+            let initTime = now() - t0, initCPU = Self.processCPU() - c0
+            var est: [Double] = [], cpu: [Double] = [], byteCPU: [Double] = []
+            var errs: [Double] = [], byteErrs: [Double] = [], fallbacks = 0
             for i in 1..<b.frames {
                 let plane = try ImageFile.read(paths[i]).image.luma
-                var times: [Double] = []
-                var e: HomographyEstimate?
+                let bytes = BytePlane(width: plane.width, height: plane.height,
+                                      pixels: plane.pixels.map { UInt8(min(255, max(0, ($0 * 255).rounded()))) })
+                var times: [Double] = [], cpus: [Double] = [], byteCPUs: [Double] = []
+                var e: HomographyEstimate?, eb: HomographyEstimate?
                 for _ in 0..<repeats {
-                    let a = now()
+                    let a = now(), ca = Self.processCPU()
                     e = try registrar.estimate(plane)
                     times.append(now() - a)
+                    cpus.append(Self.processCPU() - ca)
+                    let cb = Self.processCPU()
+                    eb = try registrar.estimate(bytes)
+                    byteCPUs.append(Self.processCPU() - cb)
                 }
-                guard let e else { continue }
+                guard let e, let eb else { continue }
                 if e.fallbackReason != nil { fallbacks += 1 }
                 est.append(Stats.median(times))
+                cpu.append(Stats.median(cpus))
+                byteCPU.append(Stats.median(byteCPUs))
                 errs.append(b.cornerRMS(e.transform, truth[i]))
-                log("  [homography \(mp)MP] frame \(i): \(String(format: "%.1f", Stats.median(times) * 1000)) ms, corner rms \(String(format: "%.4f", errs.last!)) px"
+                byteErrs.append(b.cornerRMS(eb.transform, truth[i]))
+                log("  [homography \(mp)MP] frame \(i): \(String(format: "%.1f", Stats.median(times) * 1000)) ms, "
+                    + String(format: "CPU %.1f ms (bytes %.1f ms), corner rms %.4f px (bytes %.4f px)",
+                             cpu.last! * 1000, byteCPU.last! * 1000, errs.last!, byteErrs.last!)
                     + (e.fallbackReason.map { " (fallback: \($0))" } ?? ""))
             }
-            let rms = (errs.map { $0 * $0 }.reduce(0, +) / Double(max(1, errs.count))).squareRoot()
+            func rmsOf(_ v: [Double]) -> Double { (v.map { $0 * $0 }.reduce(0, +) / Double(max(1, v.count))).squareRoot() }
+            let rms = rmsOf(errs), byteRMS = rmsOf(byteErrs)
             let name = "homography \(mp)MP per frame"
             var c = CaseResult(name: name, what: "HomographyRegistrar.estimate on a precomputed luma, median of \(repeats) per frame; init separate",
                                frames: est.count, megapixels: b.megapixels,
-                               samples: est.map { Sample(wall: $0, load: load) })
+                               samples: zip(est, cpu).map { Sample(wall: $0, cpu: $1, load: load) })
             c.extra = ["estimate_s_median": Stats.median(est), "registrar_init_s": initTime,
+                       "estimate_cpu_s_median": Stats.median(cpu), "estimate_bytes_cpu_s_median": Stats.median(byteCPU),
+                       "registrar_init_cpu_s": initCPU,
                        "corner_error_px_rms": rms, "corner_error_px_max": errs.max() ?? .nan,
+                       "bytes_corner_error_px_rms": byteRMS,
                        "fallbacks": Double(fallbacks), "repeats": Double(repeats)]
-            c.note = String(format: "init %.3f s, corner err rms %.4f max %.4f px", initTime, rms, errs.max() ?? .nan)
+            c.note = String(format: "CPU %.1f ms (bytes %.1f), init %.3f s (CPU %.3f), corner err rms %.4f max %.4f px (bytes %.4f)",
+                            Stats.median(cpu) * 1000, Stats.median(byteCPU) * 1000, initTime, initCPU,
+                            rms, errs.max() ?? .nan, byteRMS)
                 + (fallbacks > 0 ? ", \(fallbacks) fallback(s)" : "")
             report.cases.append(c)
             check("homography \(mp)MP: corner RMS error (px)", rms, "≤ 0.1 px") { $0 <= 0.1 }
-            log("[homography \(mp)MP] estimate \(Fmt.s(Stats.median(est) * 1000)) ms (init \(Fmt.s(initTime * 1000)) ms), corner rms \(String(format: "%.4f", rms)) px")
+            check("homography \(mp)MP, byte luma: corner RMS error (px)", byteRMS, "≤ 0.1 px") { $0 <= 0.1 }
+            log("[homography \(mp)MP] estimate \(Fmt.s(Stats.median(est) * 1000)) ms, CPU \(Fmt.s(Stats.median(cpu) * 1000)) ms "
+                + "(bytes \(Fmt.s(Stats.median(byteCPU) * 1000)) ms; init \(Fmt.s(initTime * 1000)) ms, CPU \(Fmt.s(initCPU * 1000)) ms), "
+                + "corner rms \(String(format: "%.4f", rms)) px (bytes \(String(format: "%.4f", byteRMS)) px)")
             if settings.peers { try homographyPeers(b, ours: c) }
         }
     }

@@ -102,6 +102,10 @@ extension Plane {
             for g in 0..<groups { out[g] = UnsafeRawPointer(acc + 8 * g).loadUnaligned(as: SIMD8<Float>.self).sum() * scale }
             return
         }
+        if size == 4 {
+            for g in 0..<groups { out[g] = UnsafeRawPointer(acc + 4 * g).loadUnaligned(as: SIMD4<Float>.self).sum() * scale }
+            return
+        }
         for g in 0..<groups {
             let p = acc + g * size
             var t: Float = 0

@@ -60,6 +60,11 @@ extension PixelPlane where Sample == UInt8 {
                                 let group = UnsafeRawPointer(c + 8 &* g).loadUnaligned(as: SIMD8<UInt32>.self)
                                 o[g] = Float(group.wrappedSum()) * scale
                             }
+                        } else if factor == 4 {    // the homography's 1000 px level of a 12 MP frame
+                            for g in 0..<ow {
+                                let group = UnsafeRawPointer(c + 4 &* g).loadUnaligned(as: SIMD4<UInt32>.self)
+                                o[g] = Float(group.wrappedSum()) * scale
+                            }
                         } else {
                             for g in 0..<ow {
                                 let group = c + g &* factor

@@ -41,7 +41,7 @@ struct ByteRegistrationTests {
     }
 
     @Test("downsampled and cropped bytes give the float plane's values to float rounding",
-          arguments: [1, 2, 3, 8])
+          arguments: [1, 2, 3, 4, 8])
     func resampling(_ factor: Int) {
         let plane = ByteWarpTests.bytes(width: 53, height: 29, seed: 7)
         let floats = plane.floats

@@ -94,7 +94,7 @@ struct FieldSpanTests {
             let sorted = values.sorted()
             for rank in Set([0, count / 2, count - 1]) {
                 var copy = values
-                let picked = copy.withUnsafeMutableBufferPointer { TilePatch.select($0.baseAddress!, count: count, rank: rank) }
+                let picked = copy.withUnsafeMutableBufferPointer { MagnitudeSelection.select($0.baseAddress!, count: count, rank: rank) }
                 #expect(picked == sorted[rank], "count \(count), rank \(rank)")
             }
         }

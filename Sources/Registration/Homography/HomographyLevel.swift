@@ -171,6 +171,9 @@ struct HomographyLevel: Sendable {
         var iterations: Int
         /// Weighted RMS residual of the last iteration (sample units).
         var residualRMS: Double
+        /// True when the last update moved no corner by `threshold` or more
+        /// (false when the level stopped at `maxIterations`).
+        var converged: Bool
     }
 
     /// Robust inverse-compositional Gauss–Newton on this level.
@@ -202,6 +205,7 @@ struct HomographyLevel: Sendable {
         var rms = 0.0
         var iteration = 0
         var hessian = [Double](), hessianGain = 1.0
+        var converged = false
         while iteration < maxIterations {
             iteration += 1
             let p = toPixels.concatenating(warp).matrix.map { Float($0) }
@@ -242,10 +246,10 @@ struct HomographyLevel: Sendable {
             gain += step[8]
             localOffset += step[9]
             guard gain.isFinite, gain > 1e-3 else { return nil }
-            if motion < threshold { break }
+            if motion < threshold { converged = true; break }
         }
         offset = localOffset - gain * mean
-        return Outcome(iterations: iteration, residualRMS: rms)
+        return Outcome(iterations: iteration, residualRMS: rms, converged: converged)
     }
 
     /// Samples `frame` at every warped sample point (`matrix`: normalised
@@ -280,17 +284,18 @@ struct HomographyLevel: Sendable {
         return valid
     }
 
-    /// Median of |r| over (at most ≈ 4096 evenly strided) valid residuals.
+    /// Median of |r| over (at most ≈ 4096 evenly strided) valid residuals,
+    /// selected bit by bit (`MagnitudeSelection`: no data-dependent branch).
     private func medianAbsolute(_ residuals: [Float], valid: Int, scratch: inout [Float]) -> Float {
         scratch.removeAll(keepingCapacity: true)
         let stride = max(1, valid / 4096)
-        var seen = 0
+        var skip = 0
         for r in residuals where !r.isNaN {
-            if seen % stride == 0 { scratch.append(abs(r)) }
-            seen += 1
+            if skip == 0 { scratch.append(abs(r)); skip = stride }
+            skip -= 1
         }
         guard !scratch.isEmpty else { return 0 }
-        return HomographyLevel.select(&scratch, rank: scratch.count / 2)
+        return scratch.withUnsafeBufferPointer { MagnitudeSelection.select($0.baseAddress!, count: $0.count, rank: $0.count / 2) }
     }
 
     /// The `rank`-th smallest element (0-based) by quickselect; reorders `a`.
@@ -324,11 +329,16 @@ struct HomographyLevel: Sendable {
         let acc = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 11)
         defer { acc.deallocate() }
         acc.initialize(repeating: SIMD16(), count: 11)
+        // Without the Hessian: Σ w r J (the last column, lane k = row k) and Σ w.
+        var column = SIMD16<Float>(), weights: Float = 0
         func flush() {
             for k in 0..<11 {
                 for l in 0..<11 { big[k * 11 + l] += Double(acc[k][l]) }
+                big[k * 11 + 10] += Double(column[k])
             }
+            big[9 * 11 + 9] += Double(weights)
             acc.update(repeating: SIMD16(), count: 11)
+            column = SIMD16(); weights = 0
         }
         var pending = 0
         xs.withUnsafeBufferPointer { xp in
@@ -360,10 +370,9 @@ struct HomographyLevel: Sendable {
                 if hessian {
                     for k in 0..<11 { acc[k] += (wt * j[k]) * j }
                 } else {
-                    // Only the last column (Σ w J r) and Σ w r², Σ w.
-                    let wr = wt * r
-                    for k in 0..<11 { acc[k][10] += wr * j[k] }
-                    acc[9][9] += wt
+                    // Only the last column (Σ w J r, with Σ w r² in lane 10) and Σ w.
+                    column += (wt * r) * j
+                    weights += wt
                 }
                 pending += 1
                 if pending == 512 { flush(); pending = 0 }

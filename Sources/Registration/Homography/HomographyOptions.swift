@@ -33,14 +33,31 @@ public struct HomographyOptions: Sendable, Equatable {
     /// burst: corner RMS 0.040 px vs 0.12 px when refined at 2000×1500), for
     /// a larger `init` and estimate (docs/performance.md).
     public var finestSize: Int
+    /// Refinement runs on the coarsest level, the finest level, and every
+    /// `levelStride`-th level above the finest (levels halve each side):
+    /// with 2, a 4000 × 3000 frame is refined at 125, 250, 1000 and 4000 px
+    /// instead of all six levels. Each refined level starts well inside its
+    /// basin (the level above converged to ≈ 0.05 px of its own pixels).
+    /// Default 2 (1 refines every level).
+    public var levelStride: Int
     /// At most this many reference samples per level: larger levels keep
     /// the pixels with the strongest gradient in each cell of a 16 × 12
     /// grid (evenly spread, so the perspective terms stay well determined).
-    /// Default 65 536.
+    /// Default 16 384: on the 12 MP bench burst the corner error is that of
+    /// 65 536 (0.039 px RMS), at 2 MP 0.022 against 0.014 px; 8 192 kept
+    /// 12 MP at 0.039 px but took 2 MP to 0.031 px (docs/performance.md,
+    /// issue 26).
     public var maxSamplesPerLevel: Int
-    /// Gauss–Newton iterations allowed on the finest level (coarser levels
-    /// allow at most 10, with a 10× looser threshold: they only need to land
-    /// in the next level's basin). Default 30.
+    /// Gauss–Newton iterations allowed on the finest level when the level
+    /// above it converged; `maxIterationsPerLevel` when it did not. Default
+    /// 3: the level starts within the coarser level's ≈ 0.2 px, and on the
+    /// 12 MP bench burst 3 keep the corner error of 30 (0.039 px RMS) where
+    /// 2 gave 0.043 px.
+    public var finestIterations: Int
+    /// Gauss–Newton iterations allowed on the finest level when the level
+    /// above it stopped unconverged (coarser levels allow at most 10, with a
+    /// 10× looser threshold: they only need to land in the next level's
+    /// basin). Default 30.
     public var maxIterationsPerLevel: Int
     /// A level stops when an update moves no image corner by more than this
     /// many full-resolution pixels times the level's downsampling factor.
@@ -66,16 +83,20 @@ public struct HomographyOptions: Sendable, Equatable {
 
     /// Options with the documented defaults; values are clamped to sane
     /// ranges (`coarsestSize` ≥ 16, `finestSize` ≥ `coarsestSize`,
-    /// `maxSamplesPerLevel` ≥ 1000, `maxIterationsPerLevel` ≥ 1,
+    /// `levelStride` ≥ 1, `maxSamplesPerLevel` ≥ 1000,
+    /// `finestIterations` and `maxIterationsPerLevel` ≥ 1,
     /// `convergenceThreshold` > 0).
-    public init(coarsestSize: Int = 128, finestSize: Int = 4096, maxSamplesPerLevel: Int = 65_536,
+    public init(coarsestSize: Int = 128, finestSize: Int = 4096, levelStride: Int = 2,
+                maxSamplesPerLevel: Int = 16_384, finestIterations: Int = 3,
                 maxIterationsPerLevel: Int = 30, convergenceThreshold: Double = 0.005,
                 robustLoss: RobustLoss = .tukey(4.685), maxCornerCorrection: Double = 0.1,
                 minimumScore: Double = TranslationOptions.defaultMinimumScore,
                 minimumAgreement: Double = TranslationOptions.defaultMinimumAgreement) {
         self.coarsestSize = max(16, coarsestSize)
         self.finestSize = max(self.coarsestSize, finestSize)
+        self.levelStride = max(1, levelStride)
         self.maxSamplesPerLevel = max(1000, maxSamplesPerLevel)
+        self.finestIterations = max(1, finestIterations)
         self.maxIterationsPerLevel = max(1, maxIterationsPerLevel)
         self.convergenceThreshold = convergenceThreshold > 0 ? convergenceThreshold : 0.005
         self.robustLoss = robustLoss

@@ -12,20 +12,26 @@
 /// 2. **Initialisation.** Phase correlation (`TranslationRegistrar`) on the
 ///    first level whose longest side is ≤ 512 gives a translation and its
 ///    score — the same plane size the translation path scores on.
-/// 3. **Refinement.** From the coarsest level to the first level with
-///    longest side ≤ `finestSize`: robust inverse-compositional Gauss–Newton
+/// 3. **Refinement.** On the coarsest level, the finest (the first with
+///    longest side ≤ `finestSize`) and every `levelStride`-th level above the
+///    finest, coarse to fine: robust inverse-compositional Gauss–Newton
 ///    on all 8 parameters plus a gain and an offset (`HomographyLevel`), in
 ///    normalised coordinates (image centre at 0, half the long side = 1),
 ///    with Tukey (or Huber) IRLS weights on MAD-scaled residuals so moving
-///    objects and noise do not bias the fit, and bilinear sampling. Both
+///    objects and noise do not bias the fit, and bilinear sampling of at
+///    most `maxSamplesPerLevel` strongest-gradient reference pixels spread
+///    over a grid. Both
 ///    reference and frame levels are smoothed by a [1 2 1]² binomial first
 ///    (sharp edges otherwise make the bilinear linearisation poor: on the
 ///    street bench bursts this cut the corner error 2.5× and the iterations
 ///    about 3×); the frame's blur is folded into its sampling
 ///    (`SmoothedBilinear`), so only the sample points of a level are read
 ///    and the cost of a level does not grow with its pixel count beyond the
-///    shrink that makes it. Coarse levels stop at a 10× looser threshold
-///    (≤ 10 iterations).
+///    shrink that makes it (the frame's levels are box-shrunk from it
+///    straight to the finest one needed, and only the refined ones and the
+///    score level are made). Coarse levels stop at a 10× looser threshold
+///    (≤ 10 iterations); the finest allows `finestIterations` when the level
+///    above it converged.
 /// 4. **Checks and score.** The frame's ≤ 512 px level is warped by the
 ///    result and phase-correlated against the reference again: that peak
 ///    height is the `score` (only the registrar's coarse stage runs there:
@@ -55,10 +61,11 @@ public final class HomographyRegistrar: Sendable {
     static let maximumResidualShift = 1.0
 
     private let coordinates: NormalisedCoordinates
-    /// Prepared levels, index 0 = `finestLevel`.
+    /// Prepared levels, finest first (`HomographyOptions.levelStride`).
     private let levels: [HomographyLevel]
-    private let finestLevel: Int
-    private let pyramidDepth: Int
+    /// The frame pyramid levels `estimate` makes (≥ 1, ascending): the
+    /// refined ones and the score level.
+    private let frameLevels: [Int]
     private let scoreLevel: Int
     private let scoreWidth: Int, scoreHeight: Int
     private let scorer: TranslationRegistrar
@@ -95,13 +102,13 @@ public final class HomographyRegistrar: Sendable {
         // The coarsest refinement level: first with longest side ≤ coarsestSize (or the last).
         let coarsest = pyramid.firstIndex { max($0.width, $0.height) <= options.coarsestSize } ?? (pyramid.count - 1)
         let finest = min(coarsest, pyramid.firstIndex { max($0.width, $0.height) <= options.finestSize } ?? coarsest)
-        finestLevel = finest
-        pyramidDepth = max(coarsest, score)
+        let refined = Self.refinedLevels(finest: finest, coarsest: coarsest, stride: options.levelStride)
+        frameLevels = Set(refined.filter { $0 >= 1 } + (score >= 1 ? [score] : [])).sorted()
         scoreLevel = score
         scoreWidth = pyramid[score].width
         scoreHeight = pyramid[score].height
         let coords = coordinates
-        levels = (finest...coarsest).map { k in
+        levels = refined.map { k in
             HomographyLevel(plane: pyramid[k], factor: 1 << k, coordinates: coords, maxSamples: options.maxSamplesPerLevel)
         }
         let sp = pyramid[score]
@@ -118,6 +125,14 @@ public final class HomographyRegistrar: Sendable {
                                                                       minimumAgreement: options.minimumAgreement))
     }
 
+    /// The pyramid levels refined, finest first: `finest`, every `stride`-th
+    /// level above it, and `coarsest`.
+    static func refinedLevels(finest: Int, coarsest: Int, stride: Int) -> [Int] {
+        var levels = Array(Swift.stride(from: finest, through: coarsest, by: max(1, stride)))
+        if levels.last != coarsest { levels.append(coarsest) }
+        return levels
+    }
+
     /// Measures the homography of `frame` relative to the reference.
     ///
     /// The result's `transform` maps frame pixel coordinates to reference
@@ -125,10 +140,10 @@ public final class HomographyRegistrar: Sendable {
     /// reference) returns the identity with score 0, never accepted.
     ///
     /// Accuracy (`stack-bench --cases homography`: street truth warped by
-    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.014 px at
+    /// ±12 px corner jitter, noise σ 0.01, 8-bit): corner RMS 0.022 px at
     /// 1600×1200 and 0.039 px at 4000×3000 refined at full resolution;
     /// 640×480 test scenes (`HomographyTests`, moving objects, gain/offset
-    /// change): corner RMS 0.018 px, max 0.043 px. Its time per frame, and
+    /// change): corner RMS 0.030 px, max 0.085 px. Its time per frame, and
     /// OpenCV's ECC on the same frames, are in docs/performance.md.
     ///
     /// - Throws: `RegistrationError.sizeMismatch` when `frame` is not the
@@ -152,12 +167,15 @@ public final class HomographyRegistrar: Sendable {
             throw RegistrationError.sizeMismatch(
                 "Frame is \(frame.width)×\(frame.height) but the reference is \(width)×\(height).")
         }
-        // pyramid[k - 1] is level k (k ≥ 1).
-        var pyramid = [Plane]()
-        pyramid.reserveCapacity(pyramidDepth)
-        if pyramidDepth >= 1 { pyramid.append(frame.shrunk(by: 2)) }
-        while pyramid.count < pyramidDepth, let last = pyramid.last { pyramid.append(last.downsampled(by: 2)) }
-        let scorePlane = scoreLevel == 0 ? frame.floatPlane : pyramid[scoreLevel - 1]
+        // pyramid[k] is level k for k in `frameLevels` (level 0 is `frame`).
+        var pyramid = [Int: Plane]()
+        var made: (level: Int, plane: Plane)?
+        for k in frameLevels {
+            let plane = made.map { m in m.plane.downsampled(by: 1 << (k - m.level)) } ?? frame.shrunk(by: 1 << k)
+            pyramid[k] = plane
+            made = (k, plane)
+        }
+        let scorePlane = pyramid[scoreLevel] ?? frame.floatPlane
 
         // 1. Translation by phase correlation on the score level.
         let t = try scorer.estimate(scorePlane)
@@ -178,23 +196,29 @@ public final class HomographyRegistrar: Sendable {
         var rms: Double?
         let halfW = Double(width - 1) / 2 / coords.scale, halfH = Double(height - 1) / 2 / coords.scale
         let corners = [(-halfW, -halfH), (halfW, -halfH), (halfW, halfH), (-halfW, halfH)]
+        var aboveConverged = true
         for index in levels.indices.reversed() {
             let level = levels[index]
-            // Coarser levels only need to land within the next level's basin.
+            // Coarser levels only need to land within the next level's basin;
+            // the finest starts converged but for its own detail, unless the
+            // level above it stopped at its cap.
             let isFinest = index == 0
             let threshold = options.convergenceThreshold * (isFinest ? 1 : 10) * Double(level.factor) / coords.scale
-            let k = finestLevel + index
-            let maxIterations = isFinest ? options.maxIterationsPerLevel : min(10, options.maxIterationsPerLevel)
-            let refined = k == 0
+            let maxIterations = !isFinest ? min(10, options.maxIterationsPerLevel)
+                : aboveConverged && levels.count > 1 ? min(options.finestIterations, options.maxIterationsPerLevel)
+                : options.maxIterationsPerLevel
+            let refined = level.factor == 1
                 ? level.refine(frame: frame, warp: &warp, gain: &gain, offset: &offset, loss: options.robustLoss,
                                maxIterations: maxIterations, threshold: threshold, corners: corners)
-                : level.refine(frame: pyramid[k - 1], warp: &warp, gain: &gain, offset: &offset, loss: options.robustLoss,
+                : level.refine(frame: pyramid[level.factor.trailingZeroBitCount] ?? frame.shrunk(by: level.factor),
+                               warp: &warp, gain: &gain, offset: &offset, loss: options.robustLoss,
                                maxIterations: maxIterations, threshold: threshold, corners: corners)
             guard let outcome = refined else {
                 return fallback("The refinement became singular on the 1/\(level.factor) level.", iterations: iterations)
             }
             iterations += outcome.iterations
             rms = outcome.residualRMS
+            aboveConverged = outcome.converged
         }
 
         // 3. Sanity checks.

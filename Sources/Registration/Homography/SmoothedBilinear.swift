@@ -29,28 +29,41 @@ struct SmoothedBilinear<Sample: PlaneSample> {
         SIMD4<Float>(1 - t, 2 - t, 1 + t, t) * 0.25
     }
 
+    /// Samples `i … i + 3` of the row at `p` as floats, unscaled: one
+    /// vector load for floats and bytes (the branch folds away once
+    /// specialised), four scalar loads for any other sample type.
+    @inline(__always)
+    private static func four(_ p: UnsafePointer<Sample>) -> SIMD4<Float> {
+        if Sample.self == Float.self {
+            return UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+        } else if Sample.self == UInt8.self {
+            return SIMD4<Float>(UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+        }
+        return SIMD4<Float>(p[0].float, p[1].float, p[2].float, p[3].float)
+    }
+
     /// The smoothed bilinear value at `(u, v)`; the caller keeps
-    /// `0 ≤ u ≤ width − 1` and `0 ≤ v ≤ height − 1`.
+    /// `0 ≤ u ≤ width − 1` and `0 ≤ v ≤ height − 1`. Inside the plane the
+    /// four rows are weighted as vectors and summed across once.
     @inline(__always)
     func value(u: Float, v: Float) -> Float {
         let ix = Swift.min(Int(u), width - 2), iy = Swift.min(Int(v), height - 2)
         let wx = Self.taps(u - Float(ix)), wy = Self.taps(v - Float(iy))
         let interior = ix >= 1 && ix + 2 < width && iy >= 1 && iy + 2 < height
+        if interior, let origin = base.baseAddress {
+            let p = origin + ((iy - 1) * width + ix - 1)
+            var rows = wy[0] * Self.four(p)
+            rows += wy[1] * Self.four(p + width)
+            rows += wy[2] * Self.four(p + 2 * width)
+            rows += wy[3] * Self.four(p + 3 * width)
+            return (rows * wx).sum() * Sample.unit
+        }
         var sum: Float = 0
-        if interior {
-            var row = (iy - 1) * width + ix - 1
-            for k in 0..<4 {
-                let s = SIMD4<Float>(base[row].float, base[row + 1].float, base[row + 2].float, base[row + 3].float)
-                sum += wy[k] * (s * wx).sum()
-                row += width
-            }
-        } else {
-            for k in 0..<4 {
-                let y = Swift.min(Swift.max(iy - 1 + k, 0), height - 1) * width
-                var s = SIMD4<Float>()
-                for j in 0..<4 { s[j] = base[y + Swift.min(Swift.max(ix - 1 + j, 0), width - 1)].float }
-                sum += wy[k] * (s * wx).sum()
-            }
+        for k in 0..<4 {
+            let y = Swift.min(Swift.max(iy - 1 + k, 0), height - 1) * width
+            var s = SIMD4<Float>()
+            for j in 0..<4 { s[j] = base[y + Swift.min(Swift.max(ix - 1 + j, 0), width - 1)].float }
+            sum += wy[k] * (s * wx).sum()
         }
         return sum * Sample.unit
     }

@@ -132,7 +132,7 @@ struct TilePatch {
                 measured += 1
             }
             guard 2 * measured >= count else { return (start.dx, start.dy, .infinity) }
-            let c = Self.tukeyC * 1.4826 * Double(Self.select(magnitudes, count: measured, rank: measured / 2))
+            let c = Self.tukeyC * 1.4826 * Double(MagnitudeSelection.select(magnitudes, count: measured, rank: measured / 2))
             let h = Self.weightedSums(gx: gx, gy: gy, residuals: residuals, count: count,
                                       inverseC: c > 0 ? Float(1 / c) : 0)
             let det = h.hxx * h.hyy - h.hxy * h.hxy
@@ -225,42 +225,6 @@ struct TilePatch {
         }
         return (Double(hxx.sum()), Double(hxy.sum()), Double(hyy.sum()), Double(bx.sum()), Double(by.sum()),
                 Double(squares.sum()), Double(weights.sum()))
-    }
-
-    /// The value of rank `rank` (0-based) among `count` non-negative,
-    /// finite floats at `values`, as a full sort would place it. Such
-    /// floats order as their bit patterns do, so the value is found bit by
-    /// bit, high to low: the largest pattern `t` with at most `rank` values
-    /// below it, each count a pass of eight lanes (`b − t` wraps to a set
-    /// top bit exactly where `b < t`). No branch depends on the data, where
-    /// a partition (Hoare's selection) mispredicted about every other
-    /// comparison.
-    static func select(_ values: UnsafeMutablePointer<Float>, count: Int, rank: Int) -> Float {
-        precondition(rank >= 0 && rank < count, "TilePatch.select: rank \(rank) of \(count)")
-        typealias Bits = SIMD8<UInt32>
-        let raw = UnsafeRawPointer(values)
-        let whole = count / Bits.scalarCount * Bits.scalarCount
-        @inline(__always) func below(_ t: UInt32) -> Int {
-            var lanes = Bits()
-            let splat = Bits(repeating: t)
-            var k = 0
-            while k < whole {
-                lanes &+= (raw.loadUnaligned(fromByteOffset: 4 * k, as: Bits.self) &- splat) &>> 31
-                k += Bits.scalarCount
-            }
-            var n = Int(lanes.wrappedSum())
-            while k < count {
-                n += Int((values[k].bitPattern &- t) >> 31)
-                k += 1
-            }
-            return n
-        }
-        var result: UInt32 = 0
-        for bit in stride(from: 30, through: 0, by: -1) {
-            let candidate = result | (1 << UInt32(bit))
-            if below(candidate) <= rank { result = candidate }
-        }
-        return Float(bitPattern: result)
     }
 
     /// The frame sampled bilinearly at `(x, y)`; NaN outside its pixel-centre extent.

@@ -1,0 +1,40 @@
+/// Rank selection among non-negative floats (absolute residuals) without a
+/// data-dependent branch: the robust scales of the tile aligner
+/// (`TilePatch`) and of the homography refinement (`HomographyLevel`).
+enum MagnitudeSelection {
+    /// The value of rank `rank` (0-based) among `count` non-negative,
+    /// finite floats at `values`, as a full sort would place it. Such
+    /// floats order as their bit patterns do, so the value is found bit by
+    /// bit, high to low: the largest pattern `t` with at most `rank` values
+    /// below it, each count a pass of eight lanes (`b − t` wraps to a set
+    /// top bit exactly where `b < t`). No branch depends on the data, where
+    /// a partition (Hoare's selection) mispredicted about every other
+    /// comparison.
+    static func select(_ values: UnsafePointer<Float>, count: Int, rank: Int) -> Float {
+        precondition(rank >= 0 && rank < count, "MagnitudeSelection.select: rank \(rank) of \(count)")
+        typealias Bits = SIMD8<UInt32>
+        let raw = UnsafeRawPointer(values)
+        let whole = count / Bits.scalarCount * Bits.scalarCount
+        @inline(__always) func below(_ t: UInt32) -> Int {
+            var lanes = Bits()
+            let splat = Bits(repeating: t)
+            var k = 0
+            while k < whole {
+                lanes &+= (raw.loadUnaligned(fromByteOffset: 4 * k, as: Bits.self) &- splat) &>> 31
+                k += Bits.scalarCount
+            }
+            var n = Int(lanes.wrappedSum())
+            while k < count {
+                n += Int((values[k].bitPattern &- t) >> 31)
+                k += 1
+            }
+            return n
+        }
+        var result: UInt32 = 0
+        for bit in stride(from: 30, through: 0, by: -1) {
+            let candidate = result | (1 << UInt32(bit))
+            if below(candidate) <= rank { result = candidate }
+        }
+        return Float(bitPattern: result)
+    }
+}
