@@ -194,8 +194,8 @@ enum RCDRowKernels: SIMDRowKernel {
             let nG = mag(g - load(gN2, i)), sG = mag(g - load(gS2, i))
             let wG = mag(g - load(gW2, i)), eG = mag(g - load(gE2, i))
             let dd: V = refined(d, i)
-            /// One colour at this block's green sites.
-            @inline(__always) func fill(_ t: Taps) {
+            /// One colour at this block's green sites, stored and returned.
+            @inline(__always) func fill(_ t: Taps) -> V {
                 let cN: V = load(t.n1, i), cS: V = load(t.s1, i), cW: V = load(t.w1, i), cE: V = load(t.e1, i)
                 let nGrad = e + nG + mag(cN - cS) + mag(cN - load(t.n3, i))
                 let sGrad = e + sG + mag(cS - cN) + mag(cS - load(t.s3, i))
@@ -205,14 +205,22 @@ enum RCDRowKernels: SIMDRowKernel {
                 // g + dd · hEst + (1 − dd) · vEst, where vEst = vNum / vDen and hEst = hNum / hDen, over one denominator.
                 let vNum = nGrad * sEst + sGrad * nEst, vDen = nGrad + sGrad
                 let hNum = eGrad * wEst + wGrad * eEst, hDen = eGrad + wGrad
-                put(g + (dd * hNum * vDen + (1 - dd) * vNum * hDen) / (vDen * hDen), t.out, i, keep)
+                let value = g + (dd * hNum * vDen + (1 - dd) * vNum * hDen) / (vDen * hDen)
+                put(value, t.out, i, keep)
+                return value
             }
-            fill(rt)
-            fill(bt)
+            let rv = fill(rt), bv = fill(bt)
             if joining {
-                joinBlock(V.self, rRow, i, into: planes.0)
-                joinBlock(V.self, gRow, i, into: planes.1)
-                joinBlock(V.self, bRow, i, into: planes.2)
+                // The green sites' values from registers, not reloaded
+                // from the rows just stored (a wide store read back at
+                // once can miss store-to-load forwarding).
+                @inline(__always) func join(_ here: V, _ row: HalfRow, into out: Row) {
+                    let there: V = load(row.half(1 - p), i)
+                    if p == 0 { joinBlock(V.self, even: here, odd: there, i, into: out) } else { joinBlock(V.self, even: there, odd: here, i, into: out) }
+                }
+                join(rv, rRow, into: planes.0)
+                join(g, gRow, into: planes.1)
+                join(bv, bRow, into: planes.2)
             }
         }
         // The blocks cover the sites first..<end (halfBlocks), so the column pairs from 2 · first to 2 · end.

@@ -131,12 +131,12 @@ extension SIMDRowKernel {
         }
     }
 
-    /// Writes the columns `2i ..< 2i + 2 · V.scalarCount` of `row` (split by
-    /// parity: its sites `i ..< i + V.scalarCount` of each parity) into the
-    /// same columns of `out`: `interleave` for one block, inside a kernel's loop.
+    /// Writes the columns `2i ..< 2i + 2 · V.scalarCount` of a row split by
+    /// parity, given its sites `i ..< i + V.scalarCount` of each parity
+    /// (`even`, `odd`), into the same columns of `out`: `interleave` for
+    /// one block, inside a kernel's loop.
     @inline(__always)
-    static func joinBlock<V: SIMD>(_: V.Type, _ row: HalfRow, _ i: Int, into out: Row) where V.Scalar == Float {
-        let even: V = load(row.even, i), odd: V = load(row.odd, i)
+    static func joinBlock<V: SIMD>(_: V.Type, even: V, odd: V, _ i: Int, into out: Row) where V.Scalar == Float {
         let n = V.scalarCount, half = n / 2
         var first = V(), second = V()
         for k in 0..<half {
