@@ -7,7 +7,9 @@ import Registration
 ///
 /// The pairs are means over `blockSize` × `blockSize` blocks of reference
 /// pixels, on a grid of about 4 096 blocks or more, every
-/// `blockSize`…`maximumStep` pixels (47 000 blocks at 12 MP). A frame's
+/// `blockSize`…`maximumStep` pixels (4 100 blocks at 12 MP: two
+/// parameters need no more, and each frame's cost stays a few
+/// milliseconds). A frame's
 /// block mean is that of its luma sampled bilinearly where its transform
 /// (and displacement field) maps each of the block's pixels, so both show
 /// the same scene. Means, not single samples: bilinear interpolation at a
@@ -19,8 +21,9 @@ import Registration
 struct ExposureMatch: Sendable {
     /// Side of a block, in pixels.
     static let blockSize = 8
-    /// Largest spacing of the blocks' corners, in pixels.
-    static let maximumStep = 16
+    /// Largest spacing of the blocks' corners, in pixels: past about 16 MP
+    /// the grid holds more than 4 096 blocks.
+    static let maximumStep = 64
     /// Top-left corners of the blocks.
     private let corners: [(x: Int, y: Int)]
     /// The reference's mean luma per block (NaN where clipped).
@@ -44,8 +47,18 @@ struct ExposureMatch: Sendable {
 
     /// `(gain, offset)` with `frame ≈ gain · reference + offset` for a frame
     /// whose luma is `luma`, mapped onto the reference by `transform` and
-    /// `field`; nil when no line can be fitted (see `ExposureFit.line`).
-    func measure(luma: Plane, transform: Transform, field: DisplacementField?) -> (gain: Double, offset: Double)? {
+    /// `field`; nil when no line can be fitted (see `ExposureFit.line`). A
+    /// JPEG's Y is read as its bytes: no float copy of the frame is made.
+    func measure(luma: DecodedFrame.Luma, transform: Transform, field: DisplacementField?) -> (gain: Double, offset: Double)? {
+        switch luma {
+        case .floats(let plane): return measure(plane, transform: transform, field: field)
+        case .bytes(let plane): return measure(plane, transform: transform, field: field)
+        }
+    }
+
+    /// `measure(luma:transform:field:)` for either sample type.
+    private func measure<S: PlaneSample>(_ luma: PixelPlane<S>, transform: Transform,
+                                         field: DisplacementField?) -> (gain: Double, offset: Double)? {
         guard let inverse = transform.inverse else { return nil }
         let samples = corners.map { c -> Float in
             Self.blockMean { i, j in
@@ -84,14 +97,16 @@ struct ExposureMatch: Sendable {
         Array(repeating: ExposureFit.chromaCorrection(gain: gain, neutral: YCbCr.neutral), count: 2)
     }
 
-    /// `plane` sampled bilinearly at `(x, y)`; NaN outside its pixel-centre extent.
-    private static func bilinear(_ plane: Plane, x: Double, y: Double) -> Float {
+    /// `plane` sampled bilinearly at `(x, y)`, as the values its samples
+    /// stand for; NaN outside its pixel-centre extent.
+    private static func bilinear<S: PlaneSample>(_ plane: PixelPlane<S>, x: Double, y: Double) -> Float {
         guard x >= 0, y >= 0, x <= Double(plane.width - 1), y <= Double(plane.height - 1),
               plane.width > 1, plane.height > 1 else { return .nan }
         let ix = min(Int(x), plane.width - 2), iy = min(Int(y), plane.height - 2)
         let tx = Float(x - Double(ix)), ty = Float(y - Double(iy))
-        let top = plane[ix, iy] + tx * (plane[ix + 1, iy] - plane[ix, iy])
-        let bottom = plane[ix, iy + 1] + tx * (plane[ix + 1, iy + 1] - plane[ix, iy + 1])
-        return top + ty * (bottom - top)
+        let a = plane[ix, iy].float, b = plane[ix + 1, iy].float
+        let c = plane[ix, iy + 1].float, d = plane[ix + 1, iy + 1].float
+        let top = a + tx * (b - a), bottom = c + tx * (d - c)
+        return (top + ty * (bottom - top)) * S.unit
     }
 }

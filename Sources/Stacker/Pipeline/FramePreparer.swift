@@ -197,7 +197,7 @@ final class FramePreparer: Sendable {
         }
         var chromaGains: Gains = []
         if let exposure = setup?.exposure, !isReference,
-           let line = clock.time(.register, { exposure.measure(luma: luma.floats, transform: transform, field: field) }) {
+           let line = clock.time(.register, { exposure.measure(luma: luma.planes.luma, transform: transform, field: field) }) {
             report.exposureGain = line.gain
             report.exposureOffset = line.offset
             let ycbcr = plan.combination.ycbcrFactor != nil
