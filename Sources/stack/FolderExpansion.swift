@@ -1,7 +1,7 @@
 import Stacker
 
 /// Folders given as frames (`stack burst/`): each stands for the image
-/// files it holds (`FrameFolder.frames`), and the count is said on stderr.
+/// files it holds (`FrameFolder.listing`), and the count is said on stderr.
 enum FolderExpansion {
     /// `inputs` with every folder replaced by its frame files, in natural
     /// order; files are kept as given. Unless `quiet`, one line per folder
@@ -16,7 +16,7 @@ enum FolderExpansion {
                 files.append(input)
                 continue
             }
-            let found = try FrameFolder.frames(in: input, recursive: recursive)
+            let (found, fromManifest) = try FrameFolder.listing(input, recursive: recursive)
             guard !found.isEmpty else {
                 let scope = recursive ? "" : " (--recursive also searches its subfolders)"
                 throw StackerError.invalidInput(path: input.description, reason: "the folder holds no image file; stacking needs at least two frames\(scope)")
@@ -24,7 +24,7 @@ enum FolderExpansion {
             folders.append(input)
             files += found
             if !quiet {
-                let source = FrameFolder.isScene(input) ? " named by its \(FrameFolder.sceneManifestName)" : ""
+                let source = fromManifest ? " named by its \(FrameFolder.sceneManifestName)" : ""
                 terminal.line("stack: \(input): \(found.count) image file\(found.count == 1 ? "" : "s")\(source)")
             }
         }

@@ -28,21 +28,23 @@ public enum FrameFolder {
     /// its `truth.png` and `mask.png` are not frames.
     /// - Throws: `StackerError.unreadable` for a folder that cannot be listed.
     public static func frames(in folder: some FilePathConvertible, recursive: Bool = false) throws -> [FilePath] {
+        try listing(folder, recursive: recursive).frames
+    }
+
+    /// `frames(in:recursive:)`, and whether they are the ones a generated
+    /// scene's `truth.json` names (`sceneManifestName`).
+    /// - Throws: `StackerError.unreadable` for a folder that cannot be listed.
+    public static func listing(_ folder: some FilePathConvertible,
+                               recursive: Bool = false) throws -> (frames: [FilePath], fromManifest: Bool) {
         let root = folder.filePath
-        if let listed = SceneManifest.frames(in: root) { return listed }
+        if let listed = SceneManifest.frames(in: root) { return (listed, true) }
         var found: [FilePath] = []
         try collect(root, relative: nil, recursive: recursive, into: &found)
-        return found.sorted(by: naturallyPrecedes).map { root.appending($0) }
+        return (found.sorted(by: naturallyPrecedes).map { root.appending($0) }, false)
     }
 
     /// The file naming a generated scene's frames.
     public static let sceneManifestName = SceneManifest.fileName
-
-    /// True when `folder` is a generated scene's, whose frames its
-    /// `truth.json` names (see `frames(in:recursive:)`).
-    public static func isScene(_ folder: some FilePathConvertible) -> Bool {
-        SceneManifest.frames(in: folder.filePath) != nil
-    }
 
     /// Adds the frame files of `folder` (named `relative` below the root) to `found`.
     private static func collect(_ folder: FilePath, relative: FilePath?, recursive: Bool,
