@@ -35,20 +35,32 @@ public enum Warper {
             let empty = Plane(width: w, height: h)
             return WarpResult(planes: planes.map { _ in empty }, coverage: empty)
         }
+        return warp(rows)
+    }
+
+    /// Every row of `rows` (one plane per channel, and the coverage), in
+    /// row bands run concurrently as `warp(_:by:width:height:interpolation:)`
+    /// runs them; the output does not depend on the number of threads.
+    public static func warp(_ rows: RowWarper) -> WarpResult {
+        let w = rows.width, h = rows.height, channels = rows.channels
+        guard w > 0, h > 0 else {
+            let empty = Plane(width: w, height: h)
+            return WarpResult(planes: (0..<channels).map { _ in empty }, coverage: empty)
+        }
         let bands = min(h, 4 * max(1, System.cores))
         let rowsPerBand = (h + bands - 1) / bands
         // Every sample of every output is written by exactly one band.
-        let arrays = [[Float]](uninitialized: planes.count + 1, count: w * h) { pointers in
+        let arrays = [[Float]](uninitialized: channels + 1, count: w * h) { pointers in
             let outputs = pointers.map(UnsafeSendablePointer.init)
             DispatchQueue.concurrentPerform(iterations: bands) { band in
                 let y0 = band * rowsPerBand, y1 = min(h, y0 + rowsPerBand)
                 guard y0 < y1 else { return }
                 rows.warp(rows: y0..<y1, into: outputs.dropLast().map { $0.pointer + y0 * w },
-                          coverage: outputs[planes.count].pointer + y0 * w)
+                          coverage: outputs[channels].pointer + y0 * w)
             }
         }
         return WarpResult(planes: arrays.dropLast().map { Plane(width: w, height: h, pixels: $0) },
-                          coverage: Plane(width: w, height: h, pixels: arrays[planes.count]))
+                          coverage: Plane(width: w, height: h, pixels: arrays[channels]))
     }
 }
 

@@ -23,9 +23,19 @@ struct LocalRegistration: RegistrationModel {
         var estimate = try homography.estimate(luma, downsampled: downsampled)
         guard estimate.rejection == nil, estimate.isAccepted != false else { return estimate }
         // Bilinear is enough to measure on (the frame itself is warped with
-        // the run's kernel later).
-        let global = Warper.warp([luma.floatPlane], by: estimate.transform, width: tiles.width, height: tiles.height,
-                                 interpolation: .bilinear)
+        // the run's kernel later); a JPEG's Y is read as its bytes, and a
+        // near-identity homography resampled in two 1-D passes.
+        let rows: RowWarper?
+        switch luma {
+        case .bytes(let plane):
+            rows = RowWarper([plane], by: estimate.transform, width: tiles.width, height: tiles.height,
+                             interpolation: .bilinear)
+        case .floats(let plane):
+            rows = RowWarper([plane], by: estimate.transform, width: tiles.width, height: tiles.height,
+                             interpolation: .bilinear)
+        }
+        guard let rows else { return estimate }
+        let global = Warper.warp(rows.resamplingInTwoPasses())
         estimate.field = try tiles.align(global.planes[0], coverage: global.coverage)
         return estimate
     }
