@@ -10,7 +10,12 @@ enum MagnitudeSelection {
     /// top bit exactly where `b < t`). No branch depends on the data, where
     /// a partition (Hoare's selection) mispredicted about every other
     /// comparison.
-    static func select(_ values: UnsafePointer<Float>, count: Int, rank: Int) -> Float {
+    ///
+    /// With `mantissaBits` below 23 only that many of the mantissa's bits
+    /// are found (one pass each fewer): the result is the value of rank
+    /// `rank` rounded down to `mantissaBits` bits, within a relative
+    /// 2^−mantissaBits below it; a robust scale needs no more.
+    static func select(_ values: UnsafePointer<Float>, count: Int, rank: Int, mantissaBits: Int = 23) -> Float {
         precondition(rank >= 0 && rank < count, "MagnitudeSelection.select: rank \(rank) of \(count)")
         typealias Bits = SIMD8<UInt32>
         let raw = UnsafeRawPointer(values)
@@ -31,7 +36,7 @@ enum MagnitudeSelection {
             return n
         }
         var result: UInt32 = 0
-        for bit in stride(from: 30, through: 0, by: -1) {
+        for bit in stride(from: 30, through: 23 - min(23, max(0, mantissaBits)), by: -1) {
             let candidate = result | (1 << UInt32(bit))
             if below(candidate) <= rank { result = candidate }
         }

@@ -96,6 +96,13 @@ struct FieldSpanTests {
                 var copy = values
                 let picked = copy.withUnsafeMutableBufferPointer { MagnitudeSelection.select($0.baseAddress!, count: count, rank: rank) }
                 #expect(picked == sorted[rank], "count \(count), rank \(rank)")
+                // With 8 mantissa bits: the rank's value rounded down to them.
+                let rounded = copy.withUnsafeMutableBufferPointer {
+                    MagnitudeSelection.select($0.baseAddress!, count: count, rank: rank, mantissaBits: 8)
+                }
+                let truncated = Float(bitPattern: sorted[rank].bitPattern & ~UInt32((1 << 15) - 1))
+                #expect(rounded == truncated, "count \(count), rank \(rank): \(rounded) against \(truncated)")
+                #expect(rounded <= sorted[rank] && rounded >= sorted[rank] * (1 - 1.0 / 256))
             }
         }
     }
