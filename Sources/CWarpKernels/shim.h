@@ -32,10 +32,10 @@ static inline float warp_window6_u8(const uint8_t *s, ptrdiff_t stride, const fl
 // sample position, given as an offset `s` (px) from the lane's own integer
 // origin; the offsets of 8 neighbours differ by less than 1 px, so their
 // taps start at one of two neighbouring indices, and one set of 7 shifted
-// 8-lane loads holds every lane's 6 taps. Each lane's weights come from the
-// phase table as in the general warp (the offset rounded to the nearest of
-// 2^bits phases), a lane whose taps start one index later reading its row
-// one float earlier (the table has a 0 before each phase's weights).
+// 8-lane loads holds every lane's 6 taps. Each lane's 6 weights are
+// computed from its fractional offset by polynomials (no table, no
+// transpose), and a lane whose taps start one index later takes tap t − 1's
+// weight at load t.
 
 typedef int32_t warp_i8 __attribute__((vector_size(32)));
 
@@ -50,46 +50,56 @@ static inline int32_t warp_min8(warp_i8 k) {
     return m[0];
 }
 
+// Coefficients per polynomial of `warp_lane_weights` (degree 4, lowest first).
+#define WARP_POLY_TERMS 5
+
+// Σ c[i]·x^i by Horner's rule, each step one multiply-add.
+static inline warp_f8 warp_poly(const float *c, warp_f8 x) {
+    return (((c[4] * x + c[3]) * x + c[2]) * x + c[1]) * x + c[0];
+}
+
+// `a` in the lanes of `mask` (all ones), `b` in the others.
+static inline warp_f8 warp_select(warp_i8 mask, warp_f8 a, warp_f8 b) {
+    return (warp_f8)(((warp_i8)a & mask) | ((warp_i8)b & ~mask));
+}
+
 // The weights of 8 lanes at offsets `s` for the 7 loads starting at index
-// `origin + c + first` (each lane's origin its own), c returned: w[t] holds
-// every lane's weight of load t (0 outside its taps). `table` points at
-// phase 0's 8 floats (taps, then zeros) and table[-1] is 0. The caller
-// guarantees the lanes' rounded offsets span less than 2 integers.
-static inline int32_t warp_lane_weights(warp_f8 s, const float *table, int bits, warp_f8 w[7]) {
-    const float phases = (float)(1 << bits);
-    warp_f8 scaled = s * phases + 0.5f;
-    warp_i8 q = __builtin_convertvector(scaled, warp_i8);          // toward zero
-    q += (warp_i8)(__builtin_convertvector(q, warp_f8) > scaled);   // to floor: −1 where it rounded up
-    warp_i8 k = q >> bits;
+// `origin + c − 2` (each lane's origin its own), c returned: w[t] holds
+// every lane's weight of load t (0 outside its 6 taps). A symmetric 6-tap
+// kernel (tap i at floor(s) − 2 + i; w_i(f) = w_{5−i}(1 − f)) is given in
+// `poly` as 5 polynomials of WARP_POLY_TERMS coefficients in x = 8g² − 1,
+// g = f − 1/2 (f the fractional offset): the even parts E0, E1, then the
+// odd parts ÷ g, O0, O1, O2. Taps i and 5 − i are E_i ± g·O_i, and E2 is
+// 1/2 − E0 − E1, so the 6 weights sum to 1. The caller guarantees the lanes'
+// offsets span less than 1 px.
+static inline int32_t warp_lane_weights(warp_f8 s, const float *poly, warp_f8 w[7]) {
+    warp_i8 k = __builtin_convertvector(s, warp_i8);               // toward zero
+    k += (warp_i8)(__builtin_convertvector(k, warp_f8) > s);       // to floor: −1 where it rounded up
     int32_t c = warp_min8(k);
-    warp_i8 o = (q & ((1 << bits) - 1)) * 8 - (k - c);
-    warp_f8 r[8];
-    for (int i = 0; i < 8; i++) __builtin_memcpy(&r[i], table + o[i], sizeof r[i]);
-    // Transpose rows (lane i: its 8 weights) into columns (load t: 8 lanes).
-    warp_f8 a0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
-    warp_f8 a1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
-    warp_f8 a2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
-    warp_f8 a3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
-    warp_f8 a4 = __builtin_shufflevector(r[4], r[5], 0, 8, 1, 9, 4, 12, 5, 13);
-    warp_f8 a5 = __builtin_shufflevector(r[4], r[5], 2, 10, 3, 11, 6, 14, 7, 15);
-    warp_f8 a6 = __builtin_shufflevector(r[6], r[7], 0, 8, 1, 9, 4, 12, 5, 13);
-    warp_f8 a7 = __builtin_shufflevector(r[6], r[7], 2, 10, 3, 11, 6, 14, 7, 15);
-    warp_f8 b0 = __builtin_shufflevector(a0, a2, 0, 1, 8, 9, 4, 5, 12, 13);
-    warp_f8 b1 = __builtin_shufflevector(a0, a2, 2, 3, 10, 11, 6, 7, 14, 15);
-    warp_f8 b2 = __builtin_shufflevector(a1, a3, 0, 1, 8, 9, 4, 5, 12, 13);
-    warp_f8 b3 = __builtin_shufflevector(a1, a3, 2, 3, 10, 11, 6, 7, 14, 15);
-    warp_f8 b4 = __builtin_shufflevector(a4, a6, 0, 1, 8, 9, 4, 5, 12, 13);
-    warp_f8 b5 = __builtin_shufflevector(a4, a6, 2, 3, 10, 11, 6, 7, 14, 15);
-    warp_f8 b6 = __builtin_shufflevector(a5, a7, 0, 1, 8, 9, 4, 5, 12, 13);
-    warp_f8 b7 = __builtin_shufflevector(a5, a7, 2, 3, 10, 11, 6, 7, 14, 15);
-    w[0] = __builtin_shufflevector(b0, b4, 0, 1, 2, 3, 8, 9, 10, 11);
-    w[4] = __builtin_shufflevector(b0, b4, 4, 5, 6, 7, 12, 13, 14, 15);
-    w[1] = __builtin_shufflevector(b1, b5, 0, 1, 2, 3, 8, 9, 10, 11);
-    w[5] = __builtin_shufflevector(b1, b5, 4, 5, 6, 7, 12, 13, 14, 15);
-    w[2] = __builtin_shufflevector(b2, b6, 0, 1, 2, 3, 8, 9, 10, 11);
-    w[6] = __builtin_shufflevector(b2, b6, 4, 5, 6, 7, 12, 13, 14, 15);
-    w[3] = __builtin_shufflevector(b3, b7, 0, 1, 2, 3, 8, 9, 10, 11);
+    warp_f8 g = (s - __builtin_convertvector(k, warp_f8)) - 0.5f;
+    warp_f8 x = 8.0f * g * g - 1.0f;
+    warp_f8 e0 = warp_poly(poly, x), e1 = warp_poly(poly + WARP_POLY_TERMS, x);
+    warp_f8 e2 = 0.5f - e0 - e1;
+    warp_f8 o0 = g * warp_poly(poly + 2 * WARP_POLY_TERMS, x);
+    warp_f8 o1 = g * warp_poly(poly + 3 * WARP_POLY_TERMS, x);
+    warp_f8 o2 = g * warp_poly(poly + 4 * WARP_POLY_TERMS, x);
+    warp_f8 tap[6] = {e0 + o0, e1 + o1, e2 + o2, e2 - o2, e1 - o1, e0 - o0};
+    warp_i8 later = k != c;                                         // taps start one load later
+    const warp_f8 zero = {0};
+    w[0] = warp_select(later, zero, tap[0]);
+    for (int t = 1; t < 6; t++) w[t] = warp_select(later, tap[t - 1], tap[t]);
+    w[6] = warp_select(later, tap[5], zero);
     return c;
+}
+
+// `warp_lane_weights` on plain arrays (for tests): offsets[8] in, the 7
+// loads' weights out as w[8·t + lane], the first load's index c − 2 returned.
+static inline int32_t warp_lane_weights_at(const float *offsets, const float *poly, float *w) {
+    warp_f8 s, v[7];
+    __builtin_memcpy(&s, offsets, sizeof s);
+    int32_t c = warp_lane_weights(s, poly, v);
+    __builtin_memcpy(w, v, sizeof v);
+    return c - 2;
 }
 
 static const warp_f8 warp_iota8 = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -100,18 +110,18 @@ static const warp_f8 warp_iota8 = {0, 1, 2, 3, 4, 5, 6, 7};
 static inline ptrdiff_t warp_group(ptrdiff_t u, ptrdiff_t end) { return u + 8 > end ? end - 8 : u; }
 
 // Pass 1, down the frame's columns, for one output row: column u of [u0,
-// u1) (u1 − u0 ≥ 8, within the frame) sampled at row `row + a + b·u`, its
-// taps' rows clamped to [0, fh − 1], into outs[p][u] for each of the
-// nplanes planes (8-bit samples, unscaled, or floats).
+// u1) (u1 − u0 ≥ 8, within the frame) sampled at row `row + a + b·u` with
+// the kernel `poly` (as `warp_lane_weights` takes it), its taps' rows
+// clamped to [0, fh − 1], into outs[p][u] for each of the nplanes planes
+// (8-bit samples, unscaled, or floats).
 #define WARP_COLUMN_PASS(NAME, T, LOAD)                                                                        \
 static inline void NAME(const T *const *planes, ptrdiff_t nplanes, ptrdiff_t fw, ptrdiff_t fh, float *const *outs, \
-                        ptrdiff_t u0, ptrdiff_t u1, ptrdiff_t row, float a, float b, ptrdiff_t first,               \
-                        const float *table, int bits) {                                                            \
+                        ptrdiff_t u0, ptrdiff_t u1, ptrdiff_t row, float a, float b, const float *poly) {             \
     for (ptrdiff_t u = u0; u < u1; u += 8) {                                                                       \
         u = warp_group(u, u1);                                                                                     \
         warp_f8 w[7];                                                                                              \
-        ptrdiff_t c = warp_lane_weights(a + b * ((float)u + warp_iota8), table, bits, w);                        \
-        ptrdiff_t rows[7], top = row + c + first;                                                                  \
+        ptrdiff_t c = warp_lane_weights(a + b * ((float)u + warp_iota8), poly, w);                               \
+        ptrdiff_t rows[7], top = row + c - 2;                                                                      \
         if (top >= 0 && top + 6 <= fh - 1) {            /* inside the frame: no clamping */                        \
             for (int t = 0; t < 7; t++) rows[t] = (top + t) * fw + u;                                              \
         } else {                                                                                                   \
@@ -145,18 +155,18 @@ WARP_COLUMN_PASS(warp_column_pass_f32, float, warp_load8_f32)
 
 // Pass 2, along one output row: output x of [x0, x1) (x1 − x0 ≥ 8) sampled
 // in each plane's pass-1 line (lines[p][u], readable wherever a tap or a
-// lane's 7-load reach falls) at u = x + (p0 + x·(p1 − m6·x)) / (q0 + m6·x),
-// times `scale`, into outs[p][x].
+// lane's 7-load reach falls) at u = x + (p0 + x·(p1 − m6·x)) / (q0 + m6·x)
+// with the kernel `poly`, times `scale`, into outs[p][x].
 static inline void warp_row_pass(const float *const *lines, ptrdiff_t nplanes, float *const *outs, ptrdiff_t x0,
-                                 ptrdiff_t x1, float p0, float p1, float m6, float q0, ptrdiff_t first,
-                                 const float *table, int bits, float scale) {
+                                 ptrdiff_t x1, float p0, float p1, float m6, float q0, const float *poly,
+                                 float scale) {
     for (ptrdiff_t x = x0; x < x1; x += 8) {
         x = warp_group(x, x1);
         warp_f8 xf = (float)x + warp_iota8;
         warp_f8 w[7];
-        ptrdiff_t c = warp_lane_weights((p0 + xf * (p1 - m6 * xf)) / (q0 + m6 * xf), table, bits, w);
+        ptrdiff_t c = warp_lane_weights((p0 + xf * (p1 - m6 * xf)) / (q0 + m6 * xf), poly, w);
         for (ptrdiff_t p = 0; p < nplanes; p++) {
-            const float *s = lines[p] + x + c + first;
+            const float *s = lines[p] + x + c - 2;
             warp_f8 acc = w[0] * warp_load8_f32(s);
             for (int t = 1; t < 7; t++) acc += w[t] * warp_load8_f32(s + t);
             acc *= scale;
