@@ -2,8 +2,9 @@ import Testing
 @testable import Registration
 
 /// The two-pass warp's per-lane weights (`LaneWeightPolynomials`, computed
-/// by the C kernel `warp_lane_weights`) against each kernel's own formula
-/// (`Interpolation.weights`) at the lanes' exact offsets.
+/// by the C kernels `warp_lane_taps` and `warp_lane_spread`) against each
+/// kernel's own formula (`Interpolation.weights`) at the lanes' exact
+/// offsets.
 @Suite("Two-pass warp lane weights")
 struct LaneWeightTests {
     /// Eight lanes at `start + step·lane`, through the C kernel: each lane's

@@ -1,6 +1,6 @@
 /// A symmetric interpolation kernel's tap weights as polynomials in the
 /// fractional offset: the form in which the two-pass warp's lanes compute
-/// their weights (`warp_lane_weights` in Sources/CWarpKernels/shim.h), a
+/// their weights (`warp_lane_taps` in Sources/CWarpKernels/shim.h), a
 /// few multiply-adds across 8 lanes where a phase table needs 8 row loads
 /// and a transpose.
 ///
@@ -30,7 +30,7 @@ struct LaneWeightPolynomials: Sendable {
     static let tolerance = 1e-5
 
     /// `E0, E1, O0, O1, O2`, `terms` coefficients each: the layout
-    /// `warp_lane_weights` reads.
+    /// `warp_lane_taps` reads.
     let coefficients: [Float]
     /// The largest difference of these weights (the `Float` coefficients
     /// evaluated in `Double`) from the kernel's phase table, over all its

@@ -15,10 +15,11 @@
 ///
 /// Within a pass, 8 neighbouring outputs have positions less than one
 /// pixel apart (the bounds below), so their taps start at one of two
-/// neighbouring indices and 7 shifted vector loads hold all their taps;
-/// each lane computes its weights at its exact offset from the kernel's
-/// `LaneWeightPolynomials` (within 6e-7 of Lanczos-3; the general warp's
-/// phase table rounds positions to the nearest of 4096 phases).
+/// neighbouring indices and 7 shifted vector loads hold all their taps (6
+/// when all 8 start at the same index, as most do); each lane computes its
+/// weights at its exact offset from the kernel's `LaneWeightPolynomials`
+/// (within 6e-7 of Lanczos-3; the general warp's phase table rounds
+/// positions to the nearest of 4096 phases).
 ///
 /// **Admissible transforms** (else `init` returns nil and the caller keeps
 /// the general warp), over the whole output grid:
