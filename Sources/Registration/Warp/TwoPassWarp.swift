@@ -15,14 +15,16 @@
 ///
 /// Within a pass, 8 neighbouring outputs have positions less than one
 /// pixel apart (the bounds below), so their taps start at one of two
-/// neighbouring indices and 7 shifted vector loads hold all their taps;
-/// each lane's weights come from the kernel's phase table as in the
-/// general warp (positions rounded to the nearest of 4096 phases).
+/// neighbouring indices and 7 shifted vector loads hold all their taps (6
+/// when all 8 start at the same index, as most do); each lane computes its
+/// weights at its exact offset from the kernel's `LaneWeightPolynomials`
+/// (within 6e-7 of Lanczos-3; the general warp's phase table rounds
+/// positions to the nearest of 4096 phases).
 ///
 /// **Admissible transforms** (else `init` returns nil and the caller keeps
 /// the general warp), over the whole output grid:
-/// - the kernel has 2 to 6 taps (bilinear, cubic, Lanczos-3: `.nearest`
-///   copies samples and keeps the general path);
+/// - the kernel has `LaneWeightPolynomials` (bilinear, cubic, Lanczos-3:
+///   `.nearest` copies samples and keeps the general path);
 /// - the projective denominator is positive at the grid's corners (so
 ///   everywhere on it);
 /// - `|β| ≤ 1/8` on every row (the frame row moves by less than 1 px over
@@ -50,6 +52,8 @@ struct TwoPassWarp: Sendable {
     private let geometry: FrameGeometry
     private let width: Int, height: Int
     private let interpolation: Interpolation
+    /// The passes' per-lane weights of `interpolation`.
+    private let kernel: LaneWeightPolynomials
     /// Whether the general warp steps this transform's positions in fixed
     /// point (an affine map), which decides its coverage at the edges.
     private let affine: Bool
@@ -57,7 +61,7 @@ struct TwoPassWarp: Sendable {
     /// The two-pass plan for sampling `geometry`'s frame at `inverse(x, y)`
     /// on a `width × height` grid, or nil outside the admissible set above.
     init?(inverse m: [Double], geometry: FrameGeometry, width: Int, height: Int, interpolation: Interpolation) {
-        guard interpolation.taps >= 2, interpolation.taps <= 6 else { return nil }
+        guard let kernel = LaneWeightPolynomials.of(interpolation) else { return nil }
         let sides = [geometry.width, geometry.height, width, height]
         guard sides.allSatisfy({ $0 >= 16 && $0 <= 1 << 17 }) else { return nil }
         let xs = [0.0, Double(width - 1)], ys = [0.0, Double(height - 1)]
@@ -84,6 +88,7 @@ struct TwoPassWarp: Sendable {
         self.width = width
         self.height = height
         self.interpolation = interpolation
+        self.kernel = kernel
     }
 
     /// The frame line of output row `y` in homogeneous form `L0·u + L1·v +
@@ -100,9 +105,7 @@ struct TwoPassWarp: Sendable {
     func run<S: PlaneSample>(rows: Range<Int>, sources: [[S]], outputs: [UnsafeMutablePointer<Float>],
                              coverage: UnsafeMutablePointer<Float>) {
         let fw = geometry.width, fh = geometry.height, pad = Self.pad
-        let bits = Int32(WeightTable.phases.trailingZeroBitCount)
-        precondition(1 << bits == WeightTable.phases, "the phase count is a power of 2")
-        let first = interpolation.firstTap, unit = S.unit
+        let unit = S.unit
         let count = sources.count
         // One pass-1 line per plane, with `pad` floats each side; zeroed,
         // so reads with weight 0 stay finite.
@@ -111,9 +114,9 @@ struct TwoPassWarp: Sendable {
         defer { lineStorage.deallocate() }
         let lineBases: [UnsafeMutablePointer<Float>?] = (0..<count).map { lineStorage + $0 * (fw + 2 * pad) + pad }
         let lineReads: [UnsafePointer<Float>?] = lineBases.map { UnsafePointer($0) }
-        Self.paddedTable(interpolation).withUnsafeBufferPointer { tableBuffer in
+        kernel.coefficients.withUnsafeBufferPointer { coefficients in
         sources.withBaseAddresses { planes in
-            let table = tableBuffer.baseAddress! + WeightTable.stride
+            let weights = coefficients.baseAddress!
             let frame: [UnsafePointer<S>?] = planes
             var rowOutputs = [UnsafeMutablePointer<Float>?](repeating: nil, count: count)
             for y in rows {
@@ -133,8 +136,7 @@ struct TwoPassWarp: Sendable {
                 let yd = Double(y)
                 let (l0, l1, l2) = Self.rowLine(m, yd)
                 LanePass.columns(frame, count: count, frameWidth: fw, frameHeight: fh, into: lineBases, u0..<u1 + 1,
-                                 row: y, a: Float(-l2 / l1 - yd), b: Float(-l0 / l1), firstTap: first, table: table,
-                                 phaseBits: bits)
+                                 row: y, a: Float(-l2 / l1 - yd), b: Float(-l0 / l1), kernel: weights)
                 // Taps past the frame's edges read its edge column.
                 for line in lineBases {
                     let l = line!
@@ -145,7 +147,7 @@ struct TwoPassWarp: Sendable {
                 let q0 = m[7] * yd + m[8]
                 LanePass.row(lineReads, count: count, into: rowOutputs, run.lowerBound..<run.upperBound + 1,
                              p0: Float(m[1] * yd + m[2]), p1: Float(m[0] - q0), m6: Float(m[6]), q0: Float(q0),
-                             firstTap: first, table: table, phaseBits: bits, scale: unit)
+                             kernel: weights, scale: unit)
             }
         }
         }
@@ -208,24 +210,6 @@ struct TwoPassWarp: Sendable {
         }
         return X >= low && X <= highX && Y >= low && Y <= highY
     }
-
-    /// The kernel's phase table with a row of zeros before and after, so a
-    /// lane whose taps start one index later can read its phase's weights
-    /// one float early (`table[−1] == 0`).
-    static func paddedTable(_ interpolation: Interpolation) -> [Float] {
-        switch interpolation {
-        case .bilinear: return paddedBilinear
-        case .bicubic: return paddedBicubic
-        default: return paddedLanczos3
-        }
-    }
-    private static func padded(_ table: WeightTable) -> [Float] {
-        let zeros = [Float](repeating: 0, count: WeightTable.stride)
-        return zeros + table.weights + zeros
-    }
-    private static let paddedBilinear = padded(.bilinear)
-    private static let paddedBicubic = padded(.bicubic)
-    private static let paddedLanczos3 = padded(.lanczos3)
 }
 
 // References

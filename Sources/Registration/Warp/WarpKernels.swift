@@ -41,27 +41,27 @@ enum WindowSum {
 
 /// The two-pass warp's 1-D passes in the C vector kernels of
 /// `CWarpKernels` (`warp_column_pass_*`, `warp_row_pass`), each across 8
-/// neighbouring outputs with per-lane weights from the phase table; see
-/// `TwoPassWarp` for the geometry.
+/// neighbouring outputs with per-lane weights computed from a
+/// `LaneWeightPolynomials`' coefficients (`kernel`, its 6-tap frame: the
+/// taps at `floor(position) − 2 …`); see `TwoPassWarp` for the geometry.
 enum LanePass {
     /// Pass 1 for one output row: for each frame column `u` in `columns`
     /// (at least 8, within the frame), the column sampled at row `row + a +
     /// b·u` (taps clamped to the frame's rows), unscaled, into `lines[p][u]`.
-    /// `table` is a `TwoPassWarp.paddedTable`'s phase 0.
     @inline(__always)
     static func columns<S: PlaneSample>(_ planes: UnsafePointer<UnsafePointer<S>?>, count: Int, frameWidth: Int,
                                         frameHeight: Int, into lines: UnsafePointer<UnsafeMutablePointer<Float>?>,
-                                        _ columns: Range<Int>, row: Int, a: Float, b: Float, firstTap: Int,
-                                        table: UnsafePointer<Float>, phaseBits: Int32) {
+                                        _ columns: Range<Int>, row: Int, a: Float, b: Float,
+                                        kernel: UnsafePointer<Float>) {
         if S.self == UInt8.self {
             planes.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: count) { bytes in
                 warp_column_pass_u8(bytes, count, frameWidth, frameHeight, lines, columns.lowerBound, columns.upperBound,
-                                    row, a, b, firstTap, table, phaseBits)
+                                    row, a, b, kernel)
             }
         } else {
             planes.withMemoryRebound(to: UnsafePointer<Float>?.self, capacity: count) { floats in
                 warp_column_pass_f32(floats, count, frameWidth, frameHeight, lines, columns.lowerBound,
-                                     columns.upperBound, row, a, b, firstTap, table, phaseBits)
+                                     columns.upperBound, row, a, b, kernel)
             }
         }
     }
@@ -75,9 +75,20 @@ enum LanePass {
     @inline(__always)
     static func row(_ lines: UnsafePointer<UnsafePointer<Float>?>, count: Int,
                     into outputs: UnsafePointer<UnsafeMutablePointer<Float>?>, _ columns: Range<Int>,
-                    p0: Float, p1: Float, m6: Float, q0: Float, firstTap: Int, table: UnsafePointer<Float>,
-                    phaseBits: Int32, scale: Float) {
-        warp_row_pass(lines, count, outputs, columns.lowerBound, columns.upperBound, p0, p1, m6, q0, firstTap, table,
-                      phaseBits, scale)
+                    p0: Float, p1: Float, m6: Float, q0: Float, kernel: UnsafePointer<Float>, scale: Float) {
+        warp_row_pass(lines, count, outputs, columns.lowerBound, columns.upperBound, p0, p1, m6, q0, kernel, scale)
+    }
+
+    /// The weights the passes give 8 lanes at `offsets` (px from each
+    /// lane's integer origin, spanning less than 1 px): `weights[8·t +
+    /// lane]` for the 7 loads starting at the returned index (relative to
+    /// each lane's origin). For tests.
+    static func weights(offsets: [Float], kernel: LaneWeightPolynomials) -> (first: Int, weights: [Float]) {
+        precondition(offsets.count == 8, "8 lanes")
+        var w = [Float](repeating: 0, count: 56)
+        let first = w.withUnsafeMutableBufferPointer { out in
+            warp_lane_weights_at(offsets, kernel.coefficients, out.baseAddress!)
+        }
+        return (Int(first), w)
     }
 }
