@@ -125,6 +125,17 @@ struct TwoPassWarpTests {
         let worst = zip(x.planes[0], y.planes[0]).map { abs($0 - $1) }.max() ?? 0
         print("TwoPassWarp near the bounds \(c): max difference \(worst * 255)/255")
         #expect(worst * 255 <= 0.5, "max difference \(worst * 255)/255")
+        // The runs it reports are its coverage, row by row, and without a
+        // coverage buffer it writes the same samples.
+        #expect(twoPass.knowsCoveredColumns && !general.knowsCoveredColumns)
+        for row in 0..<c.height {
+            let run = try #require(twoPass.coveredColumns(row: row))
+            let covered = (0..<c.width).filter { y.coverage[row * c.width + $0] > 0 }
+            #expect(Array(run) == covered, "row \(row): \(run) against \(covered.first ?? -1)…\(covered.last ?? -1)")
+        }
+        var samples = [Float](repeating: -1, count: c.width * c.height)
+        samples.withUnsafeMutableBufferPointer { twoPass.warp(rows: 0..<c.height, into: [$0.baseAddress!], coverage: nil) }
+        #expect(samples == y.planes[0])
     }
 
     @Test("any split into bands of rows gives the same bytes")

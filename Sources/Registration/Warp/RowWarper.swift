@@ -99,19 +99,23 @@ public struct RowWarper: Sendable {
 
     /// The columns of reference row `y` the frame covers, when that is known
     /// without looking at the coverage `warp` writes: for a translation the
-    /// covered region is a rectangle, and this is exactly where its coverage
-    /// is 1 (empty where the row is not covered). Nil for other transforms,
-    /// whose coverage must be read.
+    /// covered region is a rectangle, for the two passes of a near-identity
+    /// projective map one run per row (`TwoPassWarp`), and this is exactly
+    /// where its coverage is 1 (empty where the row is not covered). Nil for
+    /// other transforms, whose coverage must be read.
     public func coveredColumns(row y: Int) -> Range<Int>? {
-        guard case .translation(let plan) = method else { return nil }
-        return plan.coveredY.contains(y) ? plan.coveredX : 0..<0
+        switch method {
+        case .translation(let plan): return plan.coveredY.contains(y) ? plan.coveredX : 0..<0
+        case .twoPass(let plan): return plan.coveredColumns(row: y)
+        case .general: return nil
+        }
     }
 
-    /// Whether `coveredColumns` answers for every row (a translation), so a
-    /// caller may pass no coverage buffer to `warp`.
+    /// Whether `coveredColumns` answers for every row (a translation, or
+    /// two passes), so a caller may pass no coverage buffer to `warp`.
     public var knowsCoveredColumns: Bool {
-        if case .translation = method { return true }
-        return false
+        if case .general = method { return false }
+        return true
     }
 
     /// Whether the warper reads its frame's 8-bit samples as they are (an
@@ -133,9 +137,9 @@ public struct RowWarper: Sendable {
     /// plane) and their coverage (1 where the sample point lies inside the
     /// frame, else 0) into `coverage`. Each buffer holds `rows.count ×
     /// width` floats, row `rows.lowerBound` first. Safe to call from several
-    /// threads for disjoint buffers. A caller that takes a translation's
-    /// covered columns from `coveredColumns` may pass nil for `coverage`
-    /// (then it is not written); other transforms need it.
+    /// threads for disjoint buffers. A caller that takes the covered columns
+    /// from `coveredColumns` (`knowsCoveredColumns`) may pass nil for
+    /// `coverage` (then it is not written); other transforms need it.
     package func warp(rows: Range<Int>, into outputs: [UnsafeMutablePointer<Float>],
                      coverage: UnsafeMutablePointer<Float>?) {
         precondition(outputs.count == channels, "RowWarper: \(outputs.count) outputs for \(channels) planes")
@@ -174,10 +178,9 @@ public struct RowWarper: Sendable {
     /// `warp` in two passes: zeroes the band, then resamples the covered runs.
     private func twoPassWarp<S: PlaneSample>(rows: Range<Int>, plan: TwoPassWarp, sources: [[S]],
                                              outputs: [UnsafeMutablePointer<Float>], coverage: UnsafeMutablePointer<Float>?) {
-        guard let coverage else { preconditionFailure("RowWarper: a general warp needs its coverage buffer") }
         let n = rows.count * width
         for output in outputs { output.update(repeating: 0, count: n) }
-        coverage.update(repeating: 0, count: n)
+        coverage?.update(repeating: 0, count: n)
         plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage)
     }
 }

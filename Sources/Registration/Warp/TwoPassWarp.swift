@@ -101,9 +101,10 @@ struct TwoPassWarp: Sendable {
 
     /// Writes output rows `rows` into `outputs` and `coverage` (row
     /// `rows.lowerBound` first), which the caller has zeroed: the contract
-    /// of `GeneralWarp.run` without a field.
+    /// of `GeneralWarp.run` without a field. With no `coverage` buffer the
+    /// coverage is not written; `coveredColumns(row:)` gives it.
     func run<S: PlaneSample>(rows: Range<Int>, sources: [[S]], outputs: [UnsafeMutablePointer<Float>],
-                             coverage: UnsafeMutablePointer<Float>) {
+                             coverage: UnsafeMutablePointer<Float>?) {
         let fw = geometry.width, fh = geometry.height, pad = Self.pad
         let unit = S.unit
         let count = sources.count
@@ -111,7 +112,9 @@ struct TwoPassWarp: Sendable {
         // so reads with weight 0 stay finite.
         let lineStorage = UnsafeMutablePointer<Float>.allocate(capacity: count * (fw + 2 * pad))
         lineStorage.initialize(repeating: 0, count: count * (fw + 2 * pad))
-        defer { lineStorage.deallocate() }
+        // A coverage row for the general warp's rows when the caller keeps none.
+        let spareCoverage = UnsafeMutablePointer<Float>.allocate(capacity: coverage == nil ? width : 0)
+        defer { lineStorage.deallocate(); spareCoverage.deallocate() }
         let lineBases: [UnsafeMutablePointer<Float>?] = (0..<count).map { lineStorage + $0 * (fw + 2 * pad) + pad }
         let lineReads: [UnsafePointer<Float>?] = lineBases.map { UnsafePointer($0) }
         kernel.coefficients.withUnsafeBufferPointer { coefficients in
@@ -126,12 +129,15 @@ struct TwoPassWarp: Sendable {
                 let ends = [frameColumn(run.lowerBound, y), frameColumn(run.upperBound, y)]
                 let u0 = max(0, Int(ends.min()!.rounded(.down)) - 3), u1 = min(fw - 1, Int(ends.max()!.rounded(.down)) + 4)
                 guard run.count >= 8, u1 - u0 + 1 >= 8 else {
+                    // The general warp writes a coverage row (the same run).
+                    let row = coverage.map { $0 + o } ?? spareCoverage
+                    if coverage == nil { row.update(repeating: 0, count: width) }
                     GeneralWarp.run(rows: y..<y + 1, width: width, matrix: m, geometry: geometry,
                                     interpolation: interpolation, sources: sources, outputs: outputs.map { $0 + o },
-                                    coverage: coverage + o)
+                                    coverage: row)
                     continue
                 }
-                (coverage + o + run.lowerBound).update(repeating: 1, count: run.count)
+                if let coverage { (coverage + o + run.lowerBound).update(repeating: 1, count: run.count) }
                 // Pass 1: the frame's columns at the row's line v = α + β·u.
                 let yd = Double(y)
                 let (l0, l1, l2) = Self.rowLine(m, yd)
@@ -151,6 +157,13 @@ struct TwoPassWarp: Sendable {
             }
         }
         }
+    }
+
+    /// The columns of output row `y` the frame covers: where `run` writes
+    /// coverage 1 (one run per row; empty where none).
+    func coveredColumns(row y: Int) -> Range<Int> {
+        guard let run = coveredRun(row: y) else { return 0..<0 }
+        return run.lowerBound..<run.upperBound + 1
     }
 
     /// The exact frame column of output pixel `(x, y)`.

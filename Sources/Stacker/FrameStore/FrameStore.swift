@@ -255,7 +255,7 @@ public final class FrameStore: @unchecked Sendable {
     /// strips with it.
     func store(frame index: Int, warping frame: RowWarper, rows: Range<Int>, at first: Int,
                gains: [(gain: Float, offset: Float)], band: WarpBand) {
-        // A translation's covered run is known per row: no coverage plane.
+        // A translation's or two passes' covered run is known per row: no coverage plane.
         let coverage = frame.knowsCoveredColumns ? nil : band.mask
         let shift = rows.lowerBound - first
         var y = rows.lowerBound
@@ -301,7 +301,7 @@ public final class FrameStore: @unchecked Sendable {
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
     /// per channel) and `coverage` each hold `rows.count × width` floats,
     /// row `rows.lowerBound` first. `knownRuns`, when it answers for a row
-    /// (a translation's `RowWarper.coveredColumns`), gives that row's
+    /// (`RowWarper.coveredColumns`), gives that row's
     /// covered run without a scan of `coverage` (the same run: coverage is
     /// 1 exactly there).
     private func writeRows(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],

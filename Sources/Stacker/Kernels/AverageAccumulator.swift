@@ -142,13 +142,14 @@ public struct AverageAccumulator: Sendable {
                 let rows = y..<min(y1, y + rowsPerPass)
                 let n = rows.count * w, offset = rows.lowerBound * w
                 for f in frames {
-                    // A translation covers one run of columns per row, known
-                    // without a coverage plane; other transforms write one.
-                    let translation = f.frame.knowsCoveredColumns
+                    // A translation or a two-pass warp covers one run of
+                    // columns per row, known without a coverage plane; other
+                    // transforms write one.
+                    let knownRuns = f.frame.knowsCoveredColumns
                     let t0 = ContinuousClock.now
-                    f.frame.warp(rows: rows, into: samples, coverage: translation ? nil : coverage)
+                    f.frame.warp(rows: rows, into: samples, coverage: knownRuns ? nil : coverage)
                     let t1 = ContinuousClock.now
-                    if translation {
+                    if knownRuns {
                         for y in rows {
                             let run = f.frame.coveredColumns(row: y) ?? 0..<0
                             let at = (y - rows.lowerBound) * w
