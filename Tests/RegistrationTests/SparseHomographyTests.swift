@@ -76,4 +76,46 @@ struct SparseHomographyTests {
         #expect(worst <= 1e-3)
         #expect(truthWorst <= 0.5)
     }
+
+    @Test("each grid cell of a level keeps its quota of the largest gradient magnitudes (the bitwise selection picks what a sort would)")
+    func selectionKeepsTheStrongestGradients() throws {
+        let w = 203, h = 151, maxSamples = 3000
+        let plane = HomographyScene(seed: 5, width: w, height: h).render(width: w, height: h, seed: 6)
+        let coords = NormalisedCoordinates(width: w, height: h)
+        let level = HomographyLevel(plane: plane, factor: 1, coordinates: coords, maxSamples: maxSamples)
+        // The magnitudes as a full-plane blur and central differences give
+        // them (per normalised unit, as the level's gradients).
+        let blurred = HomographyLevel.smoothed(plane).pixels, unit = Float(level.toPixels.matrix[0])
+        func magnitude(_ x: Int, _ y: Int) -> Float {
+            let gx = 0.5 * unit * (blurred[y * w + x + 1] - blurred[y * w + x - 1])
+            let gy = 0.5 * unit * (blurred[(y + 1) * w + x] - blurred[(y - 1) * w + x])
+            return gx * gx + gy * gy
+        }
+        var chosen = Set<Int>()
+        for i in 0..<level.count {
+            let p = level.toPixels.apply(x: Double(level.xs[i]), y: Double(level.ys[i]))
+            chosen.insert(Int(p.y.rounded()) * w + Int(p.x.rounded()))
+        }
+        #expect(chosen.count == level.count, "samples land on distinct pixels")
+        let interior = (w - 2) * (h - 2)
+        let cols = HomographyLevel.gridColumns, rows = HomographyLevel.gridRows
+        var cellsChecked = 0
+        for cy in 0..<rows {
+            let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
+            for cx in 0..<cols {
+                let x0 = 1 + cx * (w - 2) / cols, x1 = 1 + (cx + 1) * (w - 2) / cols
+                let cell = (x1 - x0) * (y1 - y0)
+                let quota = min(cell, maxSamples * cell / interior)
+                var kept = [Float](), left = [Float]()
+                for y in y0..<y1 { for x in x0..<x1 {
+                    if chosen.contains(y * w + x) { kept.append(magnitude(x, y)) } else { left.append(magnitude(x, y)) }
+                } }
+                #expect(kept.count == quota, "cell (\(cx), \(cy)): \(kept.count) kept, quota \(quota)")
+                // None left stronger than one kept.
+                #expect((kept.min() ?? .infinity) >= (left.max() ?? 0), "cell (\(cx), \(cy))")
+                cellsChecked += 1
+            }
+        }
+        #expect(cellsChecked == cols * rows && level.count <= maxSamples && level.count > maxSamples * 9 / 10)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Registration
 import SceneGen
 @testable import Stacker
@@ -117,6 +118,27 @@ struct ExposureMatchTests {
         print("no drift, median, homography: \(off.psnr) dB off, \(byDefault.psnr) dB by default")
         #expect(byDefault.result.frames.dropFirst().allSatisfy { $0.exposureGain != nil }, "on by default")
         #expect(byDefault.psnr >= off.psnr - 0.05, "\(off.psnr) → \(byDefault.psnr) dB")
+    }
+
+    @Test("without a displacement field the block means are the per-pixel path's, bit for bit (floats and bytes)")
+    func projectedMeansMatchThePerPixelPath() throws {
+        let w = 192, h = 160
+        func texture(_ x: Int, _ y: Int, _ phase: Double) -> Double {
+            0.5 + 0.2 * sin(Double(x) * 0.37 + phase) * cos(Double(y) * 0.23) + 0.15 * sin(Double(x + 2 * y) * 0.05)
+        }
+        let reference = Plane(width: w, height: h, pixels: (0..<(w * h)).map { Float(texture($0 % w, $0 / w, 0)) })
+        let frame = Plane(width: w, height: h, pixels: (0..<(w * h)).map { Float(0.9 * texture($0 % w, $0 / w, 0.1) + 0.04) })
+        let bytes = BytePlane(width: w, height: h, pixels: frame.pixels.map { UInt8(($0 * 255).rounded()) })
+        let match = ExposureMatch(referenceLuma: reference)
+        // Frame → reference: a small projective map, shifted so edge blocks leave the frame.
+        let transform = Transform(matrix: [1.01, 0.02, -3.4, -0.015, 0.99, 2.7, 2e-5, -3e-5, 1])
+        for luma in [DecodedFrame.Luma.floats(frame), .bytes(bytes)] {
+            let fast = try #require(match.measure(luma: luma, transform: transform, field: nil))
+            let perPixel = try #require(match.measure(luma: luma, transform: transform, field: .zero))
+            print("exposure line without a field: \(fast), through the zero field: \(perPixel)")
+            #expect(fast.gain == perPixel.gain && fast.offset == perPixel.offset)
+            #expect(abs(fast.gain - 0.9) < 0.2, "a line through the texture, not a degenerate one")
+        }
     }
 
     /// The pixels of a result, to compare two runs exactly.

@@ -72,6 +72,38 @@ struct HomographyLevel: Sendable {
     /// Number of samples.
     var count: Int { xs.count }
 
+    /// The squared gradient magnitudes `gx² + gy²` (as `init` computes
+    /// `gx`, `gy`: central differences times `unit / 2`) of the interior
+    /// rows `1 … rows` of `band` (rows of `width` samples; its first and
+    /// last rows are their neighbours) at `columns`, row by row, into
+    /// `out`. A value that is not finite (a NaN or infinite reference
+    /// sample nearby) counts as 0, the weakest.
+    static func gradientMagnitudes(_ band: [Float], width w: Int, rows: Int, columns: Range<Int>, unit: Float,
+                                   into out: inout [Float]) {
+        precondition(rows >= 1 && columns.lowerBound >= 1 && columns.upperBound < w && band.count >= (rows + 2) * w,
+                     "gradientMagnitudes: columns \(columns), \(rows) rows of a band of \(band.count) samples, width \(w)")
+        let n = columns.count * rows
+        out.removeAll(keepingCapacity: true)
+        out.reserveCapacity(n)
+        band.withUnsafeBufferPointer { bp in
+            guard let b = bp.baseAddress else { return }
+            out.append(contentsOf: repeatElement(0, count: n))
+            out.withUnsafeMutableBufferPointer { op in
+                guard let o = op.baseAddress else { return }
+                var k = 0
+                for r in 1...rows {
+                    let up = b + (r - 1) * w, row = b + r * w, down = b + (r + 1) * w
+                    for x in columns {
+                        let gx = 0.5 * unit * (row[x + 1] - row[x - 1]), gy = 0.5 * unit * (down[x] - up[x])
+                        let m = gx * gx + gy * gy
+                        o[k] = m.isFinite ? m : 0
+                        k += 1
+                    }
+                }
+            }
+        }
+    }
+
     /// Grid used to spread the gradient-ranked selection over the image.
     static let gridColumns = 16, gridRows = 12
 
@@ -104,7 +136,7 @@ struct HomographyLevel: Sendable {
         sx.reserveCapacity(capacity); sy.reserveCapacity(capacity); sv.reserveCapacity(capacity)
         sgx.reserveCapacity(capacity); sgy.reserveCapacity(capacity)
         var total = 0.0
-        var chosen = [Int](), magnitudes = [Float](), work = [Float]()
+        var chosen = [Int](), magnitudes = [Float]()
         for cy in 0..<rows {
             // Interior rows y0 ..< y1 of this band; blurred rows y0 − 1 … y1.
             let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
@@ -123,26 +155,27 @@ struct HomographyLevel: Sendable {
                     let cellCount = (x1 - x0) * (y1 - y0)
                     let quota = min(cellCount, maxSamples * cellCount / interior)
                     guard quota > 0 else { continue }
-                    // The `quota` largest magnitudes: threshold by quickselect
-                    // (not a full sort), ties taken in scan order.
-                    magnitudes.removeAll(keepingCapacity: true)
-                    for y in y0..<y1 { for x in x0..<x1 {
-                        let (gx, gy) = gradient(x, y)
-                        magnitudes.append(gx * gx + gy * gy)
-                    } }
-                    work = magnitudes
-                    let threshold = HomographyLevel.select(&work, rank: cellCount - quota)
+                    // The `quota` largest magnitudes: their threshold found
+                    // bit by bit (`MagnitudeSelection`, no data-dependent
+                    // branch; the value a sort would place there), ties
+                    // taken in scan order.
+                    Self.gradientMagnitudes(band, width: w, rows: y1 - y0, columns: x0..<x1, unit: unit, into: &magnitudes)
+                    let threshold = magnitudes.withUnsafeBufferPointer {
+                        MagnitudeSelection.select($0.baseAddress!, count: cellCount, rank: cellCount - quota)
+                    }
                     var above = 0
                     for m in magnitudes where m > threshold { above += 1 }
                     var ties = quota - above, k = 0
-                    for y in y0..<y1 { for x in x0..<x1 {
-                        let m = magnitudes[k]
-                        k += 1
-                        if m > threshold || (m == threshold && ties > 0) {
-                            if m == threshold { ties -= 1 }
-                            chosen.append(y * w + x)
-                        }
-                    } }
+                    magnitudes.withUnsafeBufferPointer { mp in
+                        for y in y0..<y1 { for x in x0..<x1 {
+                            let m = mp[k]
+                            k += 1
+                            if m > threshold || (m == threshold && ties > 0) {
+                                if m == threshold { ties -= 1 }
+                                chosen.append(y * w + x)
+                            }
+                        } }
+                    }
                 }
                 chosen.sort()
             }
@@ -296,13 +329,6 @@ struct HomographyLevel: Sendable {
         }
         guard !scratch.isEmpty else { return 0 }
         return scratch.withUnsafeBufferPointer { MagnitudeSelection.select($0.baseAddress!, count: $0.count, rank: $0.count / 2) }
-    }
-
-    /// The `rank`-th smallest element (0-based) by quickselect; reorders `a`.
-    static func select(_ a: inout [Float], rank: Int) -> Float {
-        precondition(!a.isEmpty, "select from an empty array")
-        let k = min(max(rank, 0), a.count - 1)
-        return a.withUnsafeMutableBufferPointer { DirectRefinement.select($0, k) }
     }
 
     /// Weighted normal equations `Σ w JᵀJ θ = Σ w Jᵀ r` with the Jacobian

@@ -292,11 +292,18 @@ public final class HomographyRegistrar: Sendable {
 
     /// Replaces uncovered pixels by the mean of the covered ones, so the
     /// coverage edge adds no step to the phase correlation.
+    /// The same sum in the same order as a loop over the arrays, read
+    /// through pointers (it ran on every pixel of the score level per frame).
     static func fillUncovered(_ plane: inout Plane, coverage: Plane) {
-        var sum = 0.0, n = 0
-        for i in 0..<plane.count where coverage.pixels[i] > 0 { sum += Double(plane.pixels[i]); n += 1 }
-        let fill = Float(n > 0 ? sum / Double(n) : 0)
-        for i in 0..<plane.count where coverage.pixels[i] <= 0 { plane.pixels[i] = fill }
+        precondition(coverage.count == plane.count, "fillUncovered: coverage of \(coverage.count) pixels for \(plane.count)")
+        coverage.pixels.withUnsafeBufferPointer { c in
+            plane.pixels.withUnsafeMutableBufferPointer { p in
+                var sum = 0.0, n = 0
+                for i in 0..<p.count where c[i] > 0 { sum += Double(p[i]); n += 1 }
+                let fill = Float(n > 0 ? sum / Double(n) : 0)
+                for i in 0..<p.count where c[i] <= 0 { p[i] = fill }
+            }
+        }
     }
 }
 

@@ -6,10 +6,10 @@ import Registration
 /// the frame's warped samples before the merge.
 ///
 /// The pairs are means over `blockSize` × `blockSize` blocks of reference
-/// pixels, on a grid of about 4 096 blocks or more, every
-/// `blockSize`…`maximumStep` pixels (4 100 blocks at 12 MP: two
-/// parameters need no more, and each frame's cost stays a few
-/// milliseconds). A frame's
+/// pixels, on a grid of about `targetBlocks` blocks or more, every
+/// `blockSize`…`maximumStep` pixels (1 000 blocks at 12 MP: two
+/// parameters need no more, and each frame's cost stays about a
+/// millisecond; images under 64 K pixels keep every 8th pixel). A frame's
 /// block mean is that of its luma sampled bilinearly where its transform
 /// (and displacement field) maps each of the block's pixels, so both show
 /// the same scene. Means, not single samples: bilinear interpolation at a
@@ -21,9 +21,14 @@ import Registration
 struct ExposureMatch: Sendable {
     /// Side of a block, in pixels.
     static let blockSize = 8
+    /// The grid's spacing aims at this many blocks (`blockSize` apart at
+    /// least). 1 024: at 12 MP the frame's block means took 2.8 ms with
+    /// 4 096 blocks and the robust line's sorts 1.4 ms more
+    /// (docs/performance.md, issue 26), for a line of two parameters.
+    static let targetBlocks = 1024
     /// Largest spacing of the blocks' corners, in pixels: past about 16 MP
-    /// the grid holds more than 4 096 blocks.
-    static let maximumStep = 64
+    /// the grid holds more than `targetBlocks` blocks.
+    static let maximumStep = 128
     /// Top-left corners of the blocks.
     private let corners: [(x: Int, y: Int)]
     /// The reference's mean luma per block (NaN where clipped).
@@ -33,7 +38,7 @@ struct ExposureMatch: Sendable {
     init(referenceLuma: Plane) {
         let b = Self.blockSize
         let area = Double(referenceLuma.width * referenceLuma.height)
-        let step = min(Self.maximumStep, max(b, Int((area / 4096).squareRoot())))
+        let step = min(Self.maximumStep, max(b, Int((area / Double(Self.targetBlocks)).squareRoot())))
         var corners = [(x: Int, y: Int)](), means = [Float]()
         for y in stride(from: 0, through: referenceLuma.height - b, by: step) {
             for x in stride(from: 0, through: referenceLuma.width - b, by: step) {
@@ -60,15 +65,56 @@ struct ExposureMatch: Sendable {
     private func measure<S: PlaneSample>(_ luma: PixelPlane<S>, transform: Transform,
                                          field: DisplacementField?) -> (gain: Double, offset: Double)? {
         guard let inverse = transform.inverse else { return nil }
+        guard let field else {
+            return ExposureFit.line(reference: reference, frame: projectedMeans(luma, inverse: inverse))
+        }
         let samples = corners.map { c -> Float in
             Self.blockMean { i, j in
                 let x = Double(c.x + i), y = Double(c.y + j)
-                let d = field?.displacement(x: x, y: y) ?? (dx: 0, dy: 0)
+                let d = field.displacement(x: x, y: y)
                 let q = inverse.apply(x: x + d.dx, y: y + d.dy)
                 return Self.bilinear(luma, x: q.x, y: q.y)
             }
         }
         return ExposureFit.line(reference: reference, frame: samples)
+    }
+
+    /// The frame's block means when no displacement field applies: the
+    /// values `measure` would take through `blockMean` and `bilinear`, bit
+    /// for bit (the same expressions, in the same order), read straight
+    /// from the samples with the inverse's matrix in registers, since
+    /// this runs on every pixel of ~4 100 blocks per frame.
+    private func projectedMeans<S: PlaneSample>(_ luma: PixelPlane<S>, inverse: Transform) -> [Float] {
+        let m = inverse.matrix
+        let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
+        let w = luma.width, h = luma.height
+        let maxX = Double(w - 1), maxY = Double(h - 1)
+        let low = ExposureFit.clipMargin, high = 1 - ExposureFit.clipMargin
+        let b = Self.blockSize, unit = S.unit
+        guard w > 1, h > 1 else { return [Float](repeating: .nan, count: corners.count) }
+        return luma.pixels.withUnsafeBufferPointer { p in
+            corners.map { c -> Float in
+                var sum: Float = 0
+                for j in 0..<b {
+                    let y = Double(c.y + j)
+                    for i in 0..<b {
+                        let x = Double(c.x + i)
+                        let d = m6 * x + m7 * y + m8
+                        let u = (m0 * x + m1 * y + m2) / d, v = (m3 * x + m4 * y + m5) / d
+                        guard u >= 0, v >= 0, u <= maxX, v <= maxY else { return .nan }
+                        let ix = min(Int(u), w - 2), iy = min(Int(v), h - 2)
+                        let tx = Float(u - Double(ix)), ty = Float(v - Double(iy))
+                        let o = iy * w + ix
+                        let a0 = p[o].float, b0 = p[o + 1].float, c0 = p[o + w].float, d0 = p[o + w + 1].float
+                        let top = a0 + tx * (b0 - a0), bottom = c0 + tx * (d0 - c0)
+                        let value = (top + ty * (bottom - top)) * unit
+                        guard value > low && value < high else { return .nan }
+                        sum += value
+                    }
+                }
+                return sum / Float(b * b)
+            }
+        }
     }
 
     /// The mean of `value(i, j)` over a block; NaN when any value is NaN or
