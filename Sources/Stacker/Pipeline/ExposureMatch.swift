@@ -83,7 +83,7 @@ struct ExposureMatch: Sendable {
     /// values `measure` would take through `blockMean` and `bilinear`, bit
     /// for bit (the same expressions, in the same order), read straight
     /// from the samples with the inverse's matrix in registers, since
-    /// this runs on every pixel of ~4 100 blocks per frame.
+    /// this runs on every pixel of its blocks for every frame.
     private func projectedMeans<S: PlaneSample>(_ luma: PixelPlane<S>, inverse: Transform) -> [Float] {
         let m = inverse.matrix
         let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
