@@ -1,39 +1,89 @@
 extension DisplacementField {
-    /// The field along reference row `y` from column `first`, where it is
-    /// one straight line: the columns `first..<end` (`end ≤ limit`, and
-    /// `end > first` when `limit > first`) hold no tile centre's column
-    /// strictly inside them, so the field there is exactly
+    /// The field along reference row `y`: its values at every tile centre's
+    /// column, interpolated once between the two rows of centres around `y`,
+    /// so that each piece of the row reads two of them instead of four grid
+    /// values. The same bilinear field as `displacement(x:y:)` (mixed in the
+    /// other order, so equal to rounding).
+    func row(_ y: Double) -> FieldRow {
+        let gy = min(max((y - originY) / spacing, 0), Double(rows - 1))
+        let iy = min(Int(gy), max(0, rows - 2)), iy1 = min(iy + 1, rows - 1)
+        let ty = rows > 1 ? gy - Double(iy) : 0
+        func mixed(_ v: [Float]) -> [Double] {
+            (0..<columns).map { c in
+                let top = Double(v[iy * columns + c]), bottom = Double(v[iy1 * columns + c])
+                return top + ty * (bottom - top)
+            }
+        }
+        return FieldRow(originX: originX, spacing: spacing, dx: mixed(dx), dy: mixed(dy))
+    }
+
+    /// `row(y).linearPiece(from:limit:)`.
+    func linearPiece(row y: Double, from first: Int, limit: Int)
+        -> (end: Int, dx: Double, dy: Double, slopeX: Double, slopeY: Double) {
+        row(y).linearPiece(from: first, limit: limit)
+    }
+
+    /// `row(y).projectiveMap(m, row: y, from:limit:)`.
+    func projectiveMap(_ m: (Double, Double, Double, Double, Double, Double, Double, Double, Double),
+                       row y: Double, from first: Int, limit: Int)
+        -> (matrix: (Double, Double, Double, Double, Double, Double, Double, Double, Double), end: Int) {
+        row(y).projectiveMap(m, row: y, from: first, limit: limit)
+    }
+}
+
+/// A `DisplacementField` along one reference row (`DisplacementField.row`):
+/// linear in `x` between two neighbouring centres' columns, held beyond the
+/// outer ones.
+struct FieldRow {
+    let originX: Double, spacing: Double
+    /// The displacement at each tile centre's column of the row.
+    let dx: [Double], dy: [Double]
+
+    /// The displacement at column `x` of the row.
+    func displacement(x: Double) -> (dx: Double, dy: Double) {
+        let columns = dx.count
+        let gx = min(max((x - originX) / spacing, 0), Double(columns - 1))
+        let ix = min(Int(gx), max(0, columns - 2)), ix1 = min(ix + 1, columns - 1)
+        let tx = columns > 1 ? gx - Double(ix) : 0
+        return (dx[ix] + tx * (dx[ix1] - dx[ix]), dy[ix] + tx * (dy[ix1] - dy[ix]))
+    }
+
+    /// The field from column `first`, where it is one straight line: the
+    /// columns `first..<end` (`end ≤ limit`, and `end > first` when
+    /// `limit > first`) hold no tile centre's column strictly inside them,
+    /// so the field there is exactly
     /// `(dx + slopeX · (x − first), dy + slopeY · (x − first))`.
     ///
     /// Between two neighbouring centres' columns (and beyond the outer
     /// ones, where it is held) the bilinear field is linear in `x` along a
     /// row; it bends only at the centres.
-    func linearPiece(row y: Double, from first: Int, limit: Int)
+    func linearPiece(from first: Int, limit: Int)
         -> (end: Int, dx: Double, dy: Double, slopeX: Double, slopeY: Double) {
         var end = limit
         // The first centre column to the right of `first`.
         var k = ((Double(first) - originX) / spacing).rounded(.down) + 1
         if originX + k * spacing <= Double(first) { k += 1 }
-        if k <= Double(columns - 1) {
+        if k <= Double(dx.count - 1) {
             let bend = originX + max(k, 0) * spacing
             end = min(end, Int(bend.rounded(.down)) + 1)
         }
-        let a = displacement(x: Double(first), y: y)
+        let a = displacement(x: Double(first))
         guard end - 1 > first else { return (end, a.dx, a.dy, 0, 0) }
-        let b = displacement(x: Double(end - 1), y: y)
+        let b = displacement(x: Double(end - 1))
         let n = Double(end - 1 - first)
         return (end, a.dx, a.dy, (b.dx - a.dx) / n, (b.dy - a.dy) / n)
     }
 
-    /// The map from reference column `x` of row `y` to frame coordinates
-    /// through this field and then `m` (row-major 3×3, reference → frame):
-    /// `m · (x + dx, y + dy, 1)`, as one projective matrix in `(x, y, 1)`
-    /// valid for the columns `first..<end` of `linearPiece(row:from:limit:)`
-    /// (there the displaced point moves along a line as `x` does).
+    /// The map from reference column `x` of row `y` (this row) to frame
+    /// coordinates through the field and then `m` (row-major 3×3, reference
+    /// → frame): `m · (x + dx, y + dy, 1)`, as one projective matrix in
+    /// `(x, y, 1)` valid for the columns `first..<end` of
+    /// `linearPiece(from:limit:)` (there the displaced point moves along a
+    /// line as `x` does).
     func projectiveMap(_ m: (Double, Double, Double, Double, Double, Double, Double, Double, Double),
                        row y: Double, from first: Int, limit: Int)
         -> (matrix: (Double, Double, Double, Double, Double, Double, Double, Double, Double), end: Int) {
-        let p = linearPiece(row: y, from: first, limit: limit)
+        let p = linearPiece(from: first, limit: limit)
         // (x, y, 1) ↦ ((1 + sx) x + cx, sy x + y + cy, 1) is the displaced point.
         let f = Double(first)
         let a = 1 + p.slopeX, cx = p.dx - p.slopeX * f

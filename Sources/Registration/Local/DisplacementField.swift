@@ -63,8 +63,8 @@ public struct DisplacementField: Sendable, Equatable {
         let ix1 = min(ix + 1, columns - 1), iy1 = min(iy + 1, rows - 1)
         let a = iy * columns + ix, b = iy * columns + ix1, c = iy1 * columns + ix, d = iy1 * columns + ix1
         func mix(_ v: [Float]) -> Double {
-            let top = Double(v[a]) + tx * Double(v[b] - v[a])
-            let bottom = Double(v[c]) + tx * Double(v[d] - v[c])
+            let top = Double(v[a]) + tx * (Double(v[b]) - Double(v[a]))
+            let bottom = Double(v[c]) + tx * (Double(v[d]) - Double(v[c]))
             return top + ty * (bottom - top)
         }
         return (mix(dx), mix(dy))

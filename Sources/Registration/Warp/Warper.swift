@@ -258,7 +258,7 @@ enum GeneralWarp {
                   + (abs(m3) + abs(m4)) * Double(max(width, rows.upperBound)) + abs(m5)
         let affine = field == nil && m6 == 0 && m7 == 0 && m8 == 1 && reach < Double(1 << 30)
         // Projective, or through a field: stepped over spans (`ProjectiveSpan`),
-        // a field's spans cut where it bends (`DisplacementField.projectiveMap`).
+        // a field's spans cut where it bends (`FieldRow.projectiveMap`).
         let spans = !affine
         let bends = field != nil, pieces = field ?? .zero
         let unit = S.unit
@@ -276,6 +276,8 @@ enum GeneralWarp {
             var cols = [Int](repeating: 0, count: taps), rowStarts = cols
             for yr in rows {
                 let y = Double(yr)
+                // The field along this row, read once (`DisplacementField.row`).
+                let fieldRow = bends ? pieces.row(y) : nil
                 var fx = Int64(((m1 * y + m2) * one).rounded()), fy = Int64(((m4 * y + m5) * one).rounded())
                 // Projective rows without a field: stepped a span at a time
                 // where `ProjectiveSpan` allows, else divided per pixel.
@@ -284,7 +286,7 @@ enum GeneralWarp {
                     if spans && xr == spanEnd {
                         spanEnd = min(xr + ProjectiveSpan.length, width)
                         var spanMatrix = matrix
-                        if bends { (spanMatrix, spanEnd) = pieces.projectiveMap(matrix, row: y, from: xr, limit: spanEnd) }
+                        if let fieldRow { (spanMatrix, spanEnd) = fieldRow.projectiveMap(matrix, row: y, from: xr, limit: spanEnd) }
                         span = spanEnd - xr > 1 ? ProjectiveSpan(spanMatrix, row: y, first: xr, last: spanEnd - 1, one: one,
                                                                  low: low, highX: highX, highY: highY) : nil
                     }
@@ -296,8 +298,8 @@ enum GeneralWarp {
                         (X, Y) = span!.next()
                     } else {
                         var px = Double(xr), py = y
-                        if bends {
-                            let d = pieces.displacement(x: px, y: py)
+                        if let fieldRow {
+                            let d = fieldRow.displacement(x: px)
                             px += d.dx; py += d.dy
                         }
                         let ww = m6 * px + m7 * py + m8
