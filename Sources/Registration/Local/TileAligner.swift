@@ -114,8 +114,20 @@ public struct TileAligner: Sendable {
                 let patch = TilePatch(reference: r.baseAddress!, frame: f.baseAddress!,
                                       width: reference.width, height: reference.height, size: t,
                                       scratch: scratch.baseAddress!)
+                // Offsets whose cost this tile has measured: candidates often
+                // repeat (the coarser field is smooth), and the neighbours of
+                // the best one include some of them.
+                var measured: [(dx: Int, dy: Int, cost: Float)] = []
+                measured.reserveCapacity(16)
+                func cost(x0: Int, y0: Int, dx: Int, dy: Int, squared: Bool) -> (cost: Float, isNew: Bool) {
+                    if let known = measured.first(where: { $0.dx == dx && $0.dy == dy }) { return (known.cost, false) }
+                    let c = patch.cost(x0: x0, y0: y0, dx: dx, dy: dy, squared: squared)
+                    measured.append((dx, dy, c))
+                    return (c, true)
+                }
                 for row in 0..<field.rows {
                     for column in 0..<field.columns {
+                        measured.removeAll(keepingCapacity: true)
                         let index = row * field.columns + column
                         let x0 = column * t, y0 = row * t
                         let candidates = Self.candidates(column: column, row: row, tileSize: t, coarser: coarser)
@@ -128,18 +140,20 @@ public struct TileAligner: Sendable {
                         let squared = !isFinest
                         var best = (dx: start.0.rounded(), dy: start.1.rounded())
                         var bestCost = Float.infinity
+                        // An offset measured before cannot beat `bestCost`
+                        // (the least so far), so skipping it changes nothing.
                         for c in candidates {
                             let a = Int(c.0.rounded()), b = Int(c.1.rounded())
-                            let cost = patch.cost(x0: x0, y0: y0, dx: a, dy: b, squared: squared)
-                            if cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
+                            let (cost, isNew) = cost(x0: x0, y0: y0, dx: a, dy: b, squared: squared)
+                            if isNew, cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
                         }
                         // The global transform's cost, which a full-resolution match must beat.
-                        let global = isFinest ? patch.cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared) : .infinity
+                        let global = isFinest ? cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared).cost : .infinity
                         let centre = (Int(best.dx), Int(best.dy))
                         for b in -radius...radius {
                             for a in -radius...radius where a != 0 || b != 0 {
-                                let cost = patch.cost(x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b, squared: squared)
-                                if cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
+                                let (cost, isNew) = cost(x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b, squared: squared)
+                                if isNew, cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
                             }
                         }
                         guard bestCost.isFinite else {
