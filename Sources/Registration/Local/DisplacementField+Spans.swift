@@ -39,6 +39,39 @@ struct FieldRow {
     /// The displacement at each tile centre's column of the row.
     let dx: [Double], dy: [Double]
 
+    /// The parts of columns `0..<width` where the field is exactly 0 (both
+    /// components), each at least `minimum` columns long, ascending: between
+    /// two neighbouring centres that are both 0 it is 0 all the way (it is
+    /// linear there), and beyond an outer centre that is 0.
+    func zeroParts(width: Int, minimum: Int) -> [Range<Int>] {
+        let n = dx.count
+        var parts: [Range<Int>] = []
+        var c = 0
+        while c < n {
+            guard dx[c] == 0 && dy[c] == 0 else { c += 1; continue }
+            var last = c
+            while last + 1 < n && dx[last + 1] == 0 && dy[last + 1] == 0 { last += 1 }
+            // Zero on [centre c, centre last], and past an outer centre.
+            let low = c == 0 ? 0 : Int((originX + Double(c) * spacing).rounded(.up))
+            let high = last == n - 1 ? width : Int((originX + Double(last) * spacing).rounded(.down)) + 1
+            let part = max(0, low)..<min(width, high)
+            if part.count >= minimum { parts.append(part) }
+            c = last + 1
+        }
+        return parts
+    }
+
+    /// `0..<width` less `parts` (ascending, disjoint, within it), ascending.
+    static func complement(of parts: [Range<Int>], width: Int) -> [Range<Int>] {
+        var out: [Range<Int>] = [], x = 0
+        for part in parts {
+            if part.lowerBound > x { out.append(x..<part.lowerBound) }
+            x = part.upperBound
+        }
+        if x < width { out.append(x..<width) }
+        return out
+    }
+
     /// The displacement at column `x` of the row.
     func displacement(x: Double) -> (dx: Double, dy: Double) {
         let columns = dx.count

@@ -20,6 +20,10 @@ public struct RowWarper: Sendable {
         case translation(TranslationPlan)
         case general(matrix: [Double], field: DisplacementField?)
         case twoPass(TwoPassWarp)
+        /// A field warp whose global transform `TwoPassWarp` admits: the
+        /// parts of each row where the field is 0 in two passes, the rest
+        /// through the general warp with the field.
+        case twoPassField(TwoPassWarp, matrix: [Double], field: DisplacementField)
     }
     /// The frame's samples: floats, or 8-bit samples read as they are.
     private enum Sources: Sendable {
@@ -82,19 +86,27 @@ public struct RowWarper: Sendable {
     /// transform outside `TwoPassWarp`'s admissible set. The coverage is
     /// the same; the samples differ from the general warp's by the kernel's
     /// shear along the rows' frame lines (`TwoPassWarpTests` measures it).
+    ///
+    /// With a displacement field, the parts of each row where the field is
+    /// exactly 0 (its tiles kept the global transform, as most do without
+    /// parallax) and at least `TwoPassWarp.minimumFieldPart` long take the
+    /// two passes, and the rest the general warp through the field.
     public func resamplingInTwoPasses() -> RowWarper {
-        guard case .general(let matrix, nil) = method,
+        guard case .general(let matrix, let field) = method,
               let plan = TwoPassWarp(inverse: matrix, geometry: geometry, width: width, height: height,
                                      interpolation: interpolation) else { return self }
         var warper = self
-        warper.method = .twoPass(plan)
+        warper.method = field.map { .twoPassField(plan, matrix: matrix, field: $0) } ?? .twoPass(plan)
         return warper
     }
 
-    /// Whether `warp` runs the two passes of `resamplingInTwoPasses`.
+    /// Whether `warp` runs the two passes of `resamplingInTwoPasses` (on
+    /// every row, or with a field on its parts where the field is 0).
     public var resamplesInTwoPasses: Bool {
-        if case .twoPass = method { return true }
-        return false
+        switch method {
+        case .twoPass, .twoPassField: return true
+        case .translation, .general: return false
+        }
     }
 
     /// The columns of reference row `y` the frame covers, when that is known
@@ -107,15 +119,17 @@ public struct RowWarper: Sendable {
         switch method {
         case .translation(let plan): return plan.coveredY.contains(y) ? plan.coveredX : 0..<0
         case .twoPass(let plan): return plan.coveredColumns(row: y)
-        case .general: return nil
+        case .general, .twoPassField: return nil
         }
     }
 
     /// Whether `coveredColumns` answers for every row (a translation, or
     /// two passes), so a caller may pass no coverage buffer to `warp`.
     public var knowsCoveredColumns: Bool {
-        if case .general = method { return false }
-        return true
+        switch method {
+        case .translation, .twoPass: return true
+        case .general, .twoPassField: return false
+        }
     }
 
     /// Whether the warper reads its frame's 8-bit samples as they are (an
@@ -160,6 +174,12 @@ public struct RowWarper: Sendable {
             twoPassWarp(rows: rows, plan: plan, sources: sources, outputs: outputs, coverage: coverage)
         case (.twoPass(let plan), .bytes(let sources)):
             twoPassWarp(rows: rows, plan: plan, sources: sources, outputs: outputs, coverage: coverage)
+        case (.twoPassField(let plan, let matrix, let field), .floats(let sources)):
+            twoPassFieldWarp(rows: rows, plan: plan, matrix: matrix, field: field, sources: sources, outputs: outputs,
+                             coverage: coverage)
+        case (.twoPassField(let plan, let matrix, let field), .bytes(let sources)):
+            twoPassFieldWarp(rows: rows, plan: plan, matrix: matrix, field: field, sources: sources, outputs: outputs,
+                             coverage: coverage)
         }
     }
 
@@ -173,6 +193,25 @@ public struct RowWarper: Sendable {
         coverage.update(repeating: 0, count: n)
         GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry, interpolation: interpolation,
                         sources: sources, outputs: outputs, coverage: coverage, field: field)
+    }
+
+    /// `warp` through a field whose global transform admits two passes:
+    /// zeroes the band, then takes each row's parts where the field is 0 in
+    /// two passes and the others through the general warp with the field.
+    private func twoPassFieldWarp<S: PlaneSample>(rows: Range<Int>, plan: TwoPassWarp, matrix: [Double],
+                                                  field: DisplacementField, sources: [[S]],
+                                                  outputs: [UnsafeMutablePointer<Float>],
+                                                  coverage: UnsafeMutablePointer<Float>?) {
+        guard let coverage else { preconditionFailure("RowWarper: a field warp needs its coverage buffer") }
+        let n = rows.count * width
+        for output in outputs { output.update(repeating: 0, count: n) }
+        coverage.update(repeating: 0, count: n)
+        let w = width
+        let zero = { (y: Int) in field.row(Double(y)).zeroParts(width: w, minimum: TwoPassWarp.minimumFieldPart) }
+        plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage, columns: zero)
+        GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry, interpolation: interpolation,
+                        sources: sources, outputs: outputs, coverage: coverage, field: field,
+                        columns: { FieldRow.complement(of: zero($0), width: w) })
     }
 
     /// `warp` in two passes: zeroes the band, then resamples the covered runs.

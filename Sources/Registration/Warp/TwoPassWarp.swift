@@ -46,6 +46,10 @@ struct TwoPassWarp: Sendable {
     /// Floats kept readable on each side of a pass-1 line: the widest reach
     /// of pass 2's 7 loads of 8 lanes past the frame's columns.
     static let pad = 16
+    /// The shortest part of a row where a displacement field is 0 that a
+    /// field warp takes in two passes (`RowWarper.resamplingInTwoPasses`):
+    /// shorter ones cost more in per-part set-up than they save.
+    static let minimumFieldPart = 32
 
     /// The inverse (reference → frame), row-major.
     private let m: [Double]
@@ -102,9 +106,11 @@ struct TwoPassWarp: Sendable {
     /// Writes output rows `rows` into `outputs` and `coverage` (row
     /// `rows.lowerBound` first), which the caller has zeroed: the contract
     /// of `GeneralWarp.run` without a field. With no `coverage` buffer the
-    /// coverage is not written; `coveredColumns(row:)` gives it.
+    /// coverage is not written; `coveredColumns(row:)` gives it. With
+    /// `columns`, only the given parts of each row (ascending, disjoint)
+    /// are written.
     func run<S: PlaneSample>(rows: Range<Int>, sources: [[S]], outputs: [UnsafeMutablePointer<Float>],
-                             coverage: UnsafeMutablePointer<Float>?) {
+                             coverage: UnsafeMutablePointer<Float>?, columns: ((Int) -> [Range<Int>])? = nil) {
         let fw = geometry.width, fh = geometry.height, pad = Self.pad
         let unit = S.unit
         let count = sources.count
@@ -125,35 +131,40 @@ struct TwoPassWarp: Sendable {
             for y in rows {
                 let o = (y - rows.lowerBound) * width
                 for p in 0..<count { rowOutputs[p] = outputs[p] + o }
-                guard let run = coveredRun(row: y) else { continue }
-                let ends = [frameColumn(run.lowerBound, y), frameColumn(run.upperBound, y)]
-                let u0 = max(0, Int(ends.min()!.rounded(.down)) - 3), u1 = min(fw - 1, Int(ends.max()!.rounded(.down)) + 4)
-                guard run.count >= 8, u1 - u0 + 1 >= 8 else {
-                    // The general warp writes a coverage row (the same run).
-                    let row = coverage.map { $0 + o } ?? spareCoverage
-                    if coverage == nil { row.update(repeating: 0, count: width) }
-                    GeneralWarp.run(rows: y..<y + 1, width: width, matrix: m, geometry: geometry,
-                                    interpolation: interpolation, sources: sources, outputs: outputs.map { $0 + o },
-                                    coverage: row)
-                    continue
+                guard let whole = coveredRun(row: y) else { continue }
+                for part in columns?(y) ?? [0..<width] {
+                    let low = max(whole.lowerBound, part.lowerBound), high = min(whole.upperBound, part.upperBound - 1)
+                    guard low <= high else { continue }
+                    let run = low...high
+                    let ends = [frameColumn(run.lowerBound, y), frameColumn(run.upperBound, y)]
+                    let u0 = max(0, Int(ends.min()!.rounded(.down)) - 3), u1 = min(fw - 1, Int(ends.max()!.rounded(.down)) + 4)
+                    guard run.count >= 8, u1 - u0 + 1 >= 8 else {
+                        // The general warp writes a coverage row (the same run).
+                        let row = coverage.map { $0 + o } ?? spareCoverage
+                        if coverage == nil { row.update(repeating: 0, count: width) }
+                        GeneralWarp.run(rows: y..<y + 1, width: width, matrix: m, geometry: geometry,
+                                        interpolation: interpolation, sources: sources, outputs: outputs.map { $0 + o },
+                                        coverage: row, columns: { _ in [run.lowerBound..<run.upperBound + 1] })
+                        continue
+                    }
+                    if let coverage { (coverage + o + run.lowerBound).update(repeating: 1, count: run.count) }
+                    // Pass 1: the frame's columns at the row's line v = α + β·u.
+                    let yd = Double(y)
+                    let (l0, l1, l2) = Self.rowLine(m, yd)
+                    LanePass.columns(frame, count: count, frameWidth: fw, frameHeight: fh, into: lineBases, u0..<u1 + 1,
+                                     row: y, a: Float(-l2 / l1 - yd), b: Float(-l0 / l1), kernel: weights)
+                    // Taps past the frame's edges read its edge column.
+                    for line in lineBases {
+                        let l = line!
+                        if u0 == 0 { (l - pad).update(repeating: l[0], count: pad) }
+                        if u1 == fw - 1 { (l + fw).update(repeating: l[fw - 1], count: pad) }
+                    }
+                    // Pass 2: each output pixel at its frame column.
+                    let q0 = m[7] * yd + m[8]
+                    LanePass.row(lineReads, count: count, into: rowOutputs, run.lowerBound..<run.upperBound + 1,
+                                 p0: Float(m[1] * yd + m[2]), p1: Float(m[0] - q0), m6: Float(m[6]), q0: Float(q0),
+                                 kernel: weights, scale: unit)
                 }
-                if let coverage { (coverage + o + run.lowerBound).update(repeating: 1, count: run.count) }
-                // Pass 1: the frame's columns at the row's line v = α + β·u.
-                let yd = Double(y)
-                let (l0, l1, l2) = Self.rowLine(m, yd)
-                LanePass.columns(frame, count: count, frameWidth: fw, frameHeight: fh, into: lineBases, u0..<u1 + 1,
-                                 row: y, a: Float(-l2 / l1 - yd), b: Float(-l0 / l1), kernel: weights)
-                // Taps past the frame's edges read its edge column.
-                for line in lineBases {
-                    let l = line!
-                    if u0 == 0 { (l - pad).update(repeating: l[0], count: pad) }
-                    if u1 == fw - 1 { (l + fw).update(repeating: l[fw - 1], count: pad) }
-                }
-                // Pass 2: each output pixel at its frame column.
-                let q0 = m[7] * yd + m[8]
-                LanePass.row(lineReads, count: count, into: rowOutputs, run.lowerBound..<run.upperBound + 1,
-                             p0: Float(m[1] * yd + m[2]), p1: Float(m[0] - q0), m6: Float(m[6]), q0: Float(q0),
-                             kernel: weights, scale: unit)
             }
         }
         }

@@ -241,11 +241,14 @@ enum GeneralWarp {
     /// `(x, y)` is sampled at `matrix(x + dx, y + dy)`, `(dx, dy)` the
     /// field's displacement there: the field is linear between its tile
     /// centres' columns, so each span of a row is one projective map there
-    /// (`DisplacementField.projectiveMap`) and is stepped as above.
+    /// (`DisplacementField.projectiveMap`) and is stepped as above. With
+    /// `columns`, only the given parts of each row (ascending, within
+    /// `0..<width`) are written.
     static func run<S: PlaneSample>(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
                                     interpolation: Interpolation, sources: [[S]],
                                     outputs outs: [UnsafeMutablePointer<Float>],
-                                    coverage cov: UnsafeMutablePointer<Float>, field: DisplacementField? = nil) {
+                                    coverage cov: UnsafeMutablePointer<Float>, field: DisplacementField? = nil,
+                                    columns: ((Int) -> [Range<Int>])? = nil) {
         precondition(WeightTable.phases == 1 << (32 - phaseShift), "phase table and fixed point disagree")
         let fw = geometry.width, fh = geometry.height
         let taps = interpolation.taps, first = interpolation.firstTap
@@ -278,73 +281,77 @@ enum GeneralWarp {
                 let y = Double(yr)
                 // The field along this row, read once (`DisplacementField.row`).
                 let fieldRow = bends ? pieces.row(y) : nil
-                var fx = Int64(((m1 * y + m2) * one).rounded()), fy = Int64(((m4 * y + m5) * one).rounded())
-                // Projective rows without a field: stepped a span at a time
-                // where `ProjectiveSpan` allows, else divided per pixel.
-                var span: ProjectiveSpan?, spanEnd = 0
-                for xr in 0..<width {
-                    if spans && xr == spanEnd {
-                        spanEnd = min(xr + ProjectiveSpan.length, width)
-                        var spanMatrix = matrix
-                        if let fieldRow { (spanMatrix, spanEnd) = fieldRow.projectiveMap(matrix, row: y, from: xr, limit: spanEnd) }
-                        span = spanEnd - xr > 1 ? ProjectiveSpan(spanMatrix, row: y, first: xr, last: spanEnd - 1, one: one,
-                                                                 low: low, highX: highX, highY: highY) : nil
-                    }
-                    let X: Int64, Y: Int64
-                    if affine {
-                        X = fx; Y = fy
-                        fx &+= stepX; fy &+= stepY
-                    } else if span != nil {
-                        (X, Y) = span!.next()
-                    } else {
-                        var px = Double(xr), py = y
-                        if let fieldRow {
-                            let d = fieldRow.displacement(x: px)
-                            px += d.dx; py += d.dy
+                let fx0 = Int64(((m1 * y + m2) * one).rounded()), fy0 = Int64(((m4 * y + m5) * one).rounded())
+                // Each part of the row the caller asks for (all of it by default).
+                for part in columns?(yr) ?? [0..<width] where !part.isEmpty {
+                    var fx = fx0 &+ Int64(part.lowerBound) &* stepX, fy = fy0 &+ Int64(part.lowerBound) &* stepY
+                    // Projective rows without a field: stepped a span at a time
+                    // where `ProjectiveSpan` allows, else divided per pixel.
+                    var span: ProjectiveSpan?, spanEnd = part.lowerBound
+                    for xr in part {
+                        if spans && xr == spanEnd {
+                            spanEnd = min(xr + ProjectiveSpan.length, part.upperBound)
+                            var spanMatrix = matrix
+                            if let fieldRow { (spanMatrix, spanEnd) = fieldRow.projectiveMap(matrix, row: y, from: xr, limit: spanEnd) }
+                            span = spanEnd - xr > 1 ? ProjectiveSpan(spanMatrix, row: y, first: xr, last: spanEnd - 1, one: one,
+                                                                     low: low, highX: highX, highY: highY) : nil
                         }
-                        let ww = m6 * px + m7 * py + m8
-                        guard ww != 0 else { continue }
-                        let xf = (m0 * px + m1 * py + m2) / ww, yf = (m3 * px + m4 * py + m5) / ww
-                        guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
-                        X = Int64((xf * one).rounded(.down)); Y = Int64((yf * one).rounded(.down))
-                    }
-                    guard X >= low, X <= highX, Y >= low, Y <= highY else { continue }
-                    // Rounded to the nearest phase: a position that rounds up
-                    // to a whole pixel lands on the next pixel's phase 0.
-                    let rx = X &+ half, ry = Y &+ half
-                    let bx = Int(truncatingIfNeeded: rx >> 32) + first, by = Int(truncatingIfNeeded: ry >> 32) + first
-                    let wx = weights + Int(truncatingIfNeeded: (rx >> phaseShift) & phaseMask) * WeightTable.stride
-                    let wy = weights + Int(truncatingIfNeeded: (ry >> phaseShift) & phaseMask) * WeightTable.stride
-                    let o = (yr - rows.lowerBound) * width + xr
-                    cov[o] = 1
-                    // The 6-tap path loads 8 samples per row (`WindowSum.six`).
-                    if bx >= 0 && bx + WeightTable.stride <= fw && by >= 0 && by + taps <= fh {
-                        let offset = by * fw + bx
-                        for pi in src.indices {
-                            switch taps {
-                            case 6: outs[pi][o] = unit * WindowSum.six(src[pi] + offset, fw, wx, wy)
-                            case 4: outs[pi][o] = unit * WindowSum.four(src[pi] + offset, fw, wx, wy)
-                            case 2: outs[pi][o] = unit * dot2(src[pi] + offset, fw, wx, wy)
-                            default: S.convert(src[pi] + offset, count: 1, into: outs[pi] + o)
+                        let X: Int64, Y: Int64
+                        if affine {
+                            X = fx; Y = fy
+                            fx &+= stepX; fy &+= stepY
+                        } else if span != nil {
+                            (X, Y) = span!.next()
+                        } else {
+                            var px = Double(xr), py = y
+                            if let fieldRow {
+                                let d = fieldRow.displacement(x: px)
+                                px += d.dx; py += d.dy
                             }
+                            let ww = m6 * px + m7 * py + m8
+                            guard ww != 0 else { continue }
+                            let xf = (m0 * px + m1 * py + m2) / ww, yf = (m3 * px + m4 * py + m5) / ww
+                            guard geometry.coversX(xf), geometry.coversY(yf) else { continue }
+                            X = Int64((xf * one).rounded(.down)); Y = Int64((yf * one).rounded(.down))
                         }
-                    } else {
-                        for t in 0..<taps {
-                            cols[t] = min(max(bx + t, 0), fw - 1)
-                            rowStarts[t] = min(max(by + t, 0), fh - 1) * fw
-                        }
-                        for pi in src.indices {
-                            guard taps > 1 else {       // `.nearest` copies the sample, as above
-                                S.convert(src[pi] + rowStarts[0] + cols[0], count: 1, into: outs[pi] + o)
-                                continue
+                        guard X >= low, X <= highX, Y >= low, Y <= highY else { continue }
+                        // Rounded to the nearest phase: a position that rounds up
+                        // to a whole pixel lands on the next pixel's phase 0.
+                        let rx = X &+ half, ry = Y &+ half
+                        let bx = Int(truncatingIfNeeded: rx >> 32) + first, by = Int(truncatingIfNeeded: ry >> 32) + first
+                        let wx = weights + Int(truncatingIfNeeded: (rx >> phaseShift) & phaseMask) * WeightTable.stride
+                        let wy = weights + Int(truncatingIfNeeded: (ry >> phaseShift) & phaseMask) * WeightTable.stride
+                        let o = (yr - rows.lowerBound) * width + xr
+                        cov[o] = 1
+                        // The 6-tap path loads 8 samples per row (`WindowSum.six`).
+                        if bx >= 0 && bx + WeightTable.stride <= fw && by >= 0 && by + taps <= fh {
+                            let offset = by * fw + bx
+                            for pi in src.indices {
+                                switch taps {
+                                case 6: outs[pi][o] = unit * WindowSum.six(src[pi] + offset, fw, wx, wy)
+                                case 4: outs[pi][o] = unit * WindowSum.four(src[pi] + offset, fw, wx, wy)
+                                case 2: outs[pi][o] = unit * dot2(src[pi] + offset, fw, wx, wy)
+                                default: S.convert(src[pi] + offset, count: 1, into: outs[pi] + o)
+                                }
                             }
-                            var acc: Float = 0
-                            for j in 0..<taps {
-                                var racc: Float = 0
-                                for i in 0..<taps { racc += wx[i] * src[pi][rowStarts[j] + cols[i]].float }
-                                acc += wy[j] * racc
+                        } else {
+                            for t in 0..<taps {
+                                cols[t] = min(max(bx + t, 0), fw - 1)
+                                rowStarts[t] = min(max(by + t, 0), fh - 1) * fw
                             }
-                            outs[pi][o] = unit * acc
+                            for pi in src.indices {
+                                guard taps > 1 else {       // `.nearest` copies the sample, as above
+                                    S.convert(src[pi] + rowStarts[0] + cols[0], count: 1, into: outs[pi] + o)
+                                    continue
+                                }
+                                var acc: Float = 0
+                                for j in 0..<taps {
+                                    var racc: Float = 0
+                                    for i in 0..<taps { racc += wx[i] * src[pi][rowStarts[j] + cols[i]].float }
+                                    acc += wy[j] * racc
+                                }
+                                outs[pi][o] = unit * acc
+                            }
                         }
                     }
                 }
