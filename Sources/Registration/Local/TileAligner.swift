@@ -114,20 +114,10 @@ public struct TileAligner: Sendable {
                 let patch = TilePatch(reference: r.baseAddress!, frame: f.baseAddress!,
                                       width: reference.width, height: reference.height, size: t,
                                       scratch: scratch.baseAddress!)
-                // Offsets whose cost this tile has measured: candidates often
-                // repeat (the coarser field is smooth), and the neighbours of
-                // the best one include some of them.
-                var measured: [(dx: Int, dy: Int, cost: Float)] = []
-                measured.reserveCapacity(16)
-                func cost(x0: Int, y0: Int, dx: Int, dy: Int, squared: Bool) -> (cost: Float, isNew: Bool) {
-                    if let known = measured.first(where: { $0.dx == dx && $0.dy == dy }) { return (known.cost, false) }
-                    let c = patch.cost(x0: x0, y0: y0, dx: dx, dy: dy, squared: squared)
-                    measured.append((dx, dy, c))
-                    return (c, true)
-                }
+                var measured = OffsetCosts()
                 for row in 0..<field.rows {
                     for column in 0..<field.columns {
-                        measured.removeAll(keepingCapacity: true)
+                        measured.removeAll()
                         let index = row * field.columns + column
                         let x0 = column * t, y0 = row * t
                         let candidates = Self.candidates(column: column, row: row, tileSize: t, coarser: coarser)
@@ -144,15 +134,17 @@ public struct TileAligner: Sendable {
                         // (the least so far), so skipping it changes nothing.
                         for c in candidates {
                             let a = Int(c.0.rounded()), b = Int(c.1.rounded())
-                            let (cost, isNew) = cost(x0: x0, y0: y0, dx: a, dy: b, squared: squared)
+                            let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: a, dy: b, squared: squared)
                             if isNew, cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
                         }
                         // The global transform's cost, which a full-resolution match must beat.
-                        let global = isFinest ? cost(x0: x0, y0: y0, dx: 0, dy: 0, squared: squared).cost : .infinity
+                        let global = isFinest ? measured.cost(patch, x0: x0, y0: y0, dx: 0, dy: 0, squared: squared).cost
+                                              : .infinity
                         let centre = (Int(best.dx), Int(best.dy))
                         for b in -radius...radius {
                             for a in -radius...radius where a != 0 || b != 0 {
-                                let (cost, isNew) = cost(x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b, squared: squared)
+                                let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b,
+                                                                  squared: squared)
                                 if isNew, cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
                             }
                         }
@@ -249,6 +241,27 @@ public struct TileAligner: Sendable {
                 }
             }
         }
+    }
+}
+
+/// The costs of one tile's offsets, each measured once: candidates from a
+/// smooth coarser field often repeat, and the neighbours of the best one
+/// include some of them.
+private struct OffsetCosts {
+    private var measured: [(dx: Int, dy: Int, cost: Float)] = []
+
+    init() { measured.reserveCapacity(16) }
+
+    /// Forgets every offset (the next tile's).
+    mutating func removeAll() { measured.removeAll(keepingCapacity: true) }
+
+    /// The tile's cost at offset `(dx, dy)`, and whether it was measured
+    /// now (false: an earlier call measured it).
+    mutating func cost(_ patch: TilePatch, x0: Int, y0: Int, dx: Int, dy: Int, squared: Bool) -> (cost: Float, isNew: Bool) {
+        if let known = measured.first(where: { $0.dx == dx && $0.dy == dy }) { return (known.cost, false) }
+        let c = patch.cost(x0: x0, y0: y0, dx: dx, dy: dy, squared: squared)
+        measured.append((dx, dy, c))
+        return (c, true)
     }
 }
 
