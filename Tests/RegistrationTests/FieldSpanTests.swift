@@ -2,7 +2,7 @@ import Testing
 @testable import Registration
 
 /// The warp through a displacement field stepped over spans
-/// (`DisplacementField.projectiveMap`), and `TilePatch`'s lane loops,
+/// (`FieldRow.projectiveMap`), and `TilePatch`'s lane loops,
 /// against their per-pixel and scalar definitions.
 @Suite("Field spans and tile loops")
 struct FieldSpanTests {
@@ -37,11 +37,11 @@ struct FieldSpanTests {
         // The luma's field and the chroma's of a 4:2:0 frame.
         for (field, width, height) in [(full, 400, 300), (full.shrunk(by: 2), 200, 150)] {
             for row in stride(from: 0, to: height, by: 7) {
-                let y = Double(row)
+                let y = Double(row), fieldRow = field.row(y)
                 var x = 0
                 while x < width {
                     let limit = min(x + ProjectiveSpan.length, width)
-                    let (q, end) = field.projectiveMap(matrix, row: y, from: x, limit: limit)
+                    let (q, end) = fieldRow.projectiveMap(matrix, row: y, from: x, limit: limit)
                     #expect(end > x && end <= limit)
                     pieces += 1
                     if end == limit { whole += 1 }

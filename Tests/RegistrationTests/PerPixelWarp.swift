@@ -1,7 +1,7 @@
 @testable import Registration
 
 /// The general warp computed the slow way, as reference for the stepped
-/// spans (`ProjectiveSpan`, `DisplacementField.projectiveMap`): every
+/// spans (`ProjectiveSpan`, `FieldRow.projectiveMap`): every
 /// reference pixel's frame position divided out in `Double` (through the
 /// field's displacement there, when one is given), rounded to the kernel's
 /// phase table as the warp rounds it, and every tap clamped to the frame.

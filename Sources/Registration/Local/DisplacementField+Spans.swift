@@ -16,19 +16,6 @@ extension DisplacementField {
         }
         return FieldRow(originX: originX, spacing: spacing, dx: mixed(dx), dy: mixed(dy))
     }
-
-    /// `row(y).linearPiece(from:limit:)`.
-    func linearPiece(row y: Double, from first: Int, limit: Int)
-        -> (end: Int, dx: Double, dy: Double, slopeX: Double, slopeY: Double) {
-        row(y).linearPiece(from: first, limit: limit)
-    }
-
-    /// `row(y).projectiveMap(m, row: y, from:limit:)`.
-    func projectiveMap(_ m: (Double, Double, Double, Double, Double, Double, Double, Double, Double),
-                       row y: Double, from first: Int, limit: Int)
-        -> (matrix: (Double, Double, Double, Double, Double, Double, Double, Double, Double), end: Int) {
-        row(y).projectiveMap(m, row: y, from: first, limit: limit)
-    }
 }
 
 /// A `DisplacementField` along one reference row (`DisplacementField.row`):

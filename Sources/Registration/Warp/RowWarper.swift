@@ -206,12 +206,12 @@ public struct RowWarper: Sendable {
         let n = rows.count * width
         for output in outputs { output.update(repeating: 0, count: n) }
         coverage.update(repeating: 0, count: n)
-        let w = width
-        let zero = { (y: Int) in field.row(Double(y)).zeroParts(width: w, minimum: TwoPassWarp.minimumFieldPart) }
-        plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage, columns: zero)
+        let w = width, first = rows.lowerBound
+        let zero = rows.map { field.row(Double($0)).zeroParts(width: w, minimum: TwoPassWarp.minimumFieldPart) }
+        plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage, columns: { zero[$0 - first] })
         GeneralWarp.run(rows: rows, width: width, matrix: matrix, geometry: geometry, interpolation: interpolation,
                         sources: sources, outputs: outputs, coverage: coverage, field: field,
-                        columns: { FieldRow.complement(of: zero($0), width: w) })
+                        columns: { FieldRow.complement(of: zero[$0 - first], width: w) })
     }
 
     /// `warp` in two passes: zeroes the band, then resamples the covered runs.

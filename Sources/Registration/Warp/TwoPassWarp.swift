@@ -128,11 +128,12 @@ struct TwoPassWarp: Sendable {
             let weights = coefficients.baseAddress!
             let frame: [UnsafePointer<S>?] = planes
             var rowOutputs = [UnsafeMutablePointer<Float>?](repeating: nil, count: count)
+            let wholeRow = [0..<width]
             for y in rows {
                 let o = (y - rows.lowerBound) * width
                 for p in 0..<count { rowOutputs[p] = outputs[p] + o }
                 guard let whole = coveredRun(row: y) else { continue }
-                for part in columns?(y) ?? [0..<width] {
+                for part in columns?(y) ?? wholeRow {
                     let low = max(whole.lowerBound, part.lowerBound), high = min(whole.upperBound, part.upperBound - 1)
                     guard low <= high else { continue }
                     let run = low...high

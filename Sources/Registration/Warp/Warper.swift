@@ -241,7 +241,7 @@ enum GeneralWarp {
     /// `(x, y)` is sampled at `matrix(x + dx, y + dy)`, `(dx, dy)` the
     /// field's displacement there: the field is linear between its tile
     /// centres' columns, so each span of a row is one projective map there
-    /// (`DisplacementField.projectiveMap`) and is stepped as above. With
+    /// (`FieldRow.projectiveMap`) and is stepped as above. With
     /// `columns`, only the given parts of each row (ascending, within
     /// `0..<width`) are written.
     static func run<S: PlaneSample>(rows: Range<Int>, width: Int, matrix m: [Double], geometry: FrameGeometry,
@@ -277,13 +277,14 @@ enum GeneralWarp {
         table.weights.withUnsafeBufferPointer { tw in
             guard let weights = tw.baseAddress else { return }
             var cols = [Int](repeating: 0, count: taps), rowStarts = cols
+            let wholeRow = [0..<width]
             for yr in rows {
                 let y = Double(yr)
                 // The field along this row, read once (`DisplacementField.row`).
                 let fieldRow = bends ? pieces.row(y) : nil
                 let fx0 = Int64(((m1 * y + m2) * one).rounded()), fy0 = Int64(((m4 * y + m5) * one).rounded())
                 // Each part of the row the caller asks for (all of it by default).
-                for part in columns?(yr) ?? [0..<width] where !part.isEmpty {
+                for part in columns?(yr) ?? wholeRow where !part.isEmpty {
                     var fx = fx0 &+ Int64(part.lowerBound) &* stepX, fy = fy0 &+ Int64(part.lowerBound) &* stepY
                     // Projective rows without a field: stepped a span at a time
                     // where `ProjectiveSpan` allows, else divided per pixel.
