@@ -65,26 +65,19 @@ struct ExposureMatch: Sendable {
     private func measure<S: PlaneSample>(_ luma: PixelPlane<S>, transform: Transform,
                                          field: DisplacementField?) -> (gain: Double, offset: Double)? {
         guard let inverse = transform.inverse else { return nil }
-        guard let field else {
-            return ExposureFit.line(reference: reference, frame: projectedMeans(luma, inverse: inverse))
-        }
-        let samples = corners.map { c -> Float in
-            Self.blockMean { i, j in
-                let x = Double(c.x + i), y = Double(c.y + j)
-                let d = field.displacement(x: x, y: y)
-                let q = inverse.apply(x: x + d.dx, y: y + d.dy)
-                return Self.bilinear(luma, x: q.x, y: q.y)
-            }
-        }
-        return ExposureFit.line(reference: reference, frame: samples)
+        return ExposureFit.line(reference: reference, frame: projectedMeans(luma, inverse: inverse, field: field))
     }
 
-    /// The frame's block means when no displacement field applies: the
-    /// values `measure` would take through `blockMean` and `bilinear`, bit
-    /// for bit (the same expressions, in the same order), read straight
-    /// from the samples with the inverse's matrix in registers, since
-    /// this runs on every pixel of its blocks for every frame.
-    private func projectedMeans<S: PlaneSample>(_ luma: PixelPlane<S>, inverse: Transform) -> [Float] {
+    /// The frame's block means: each block pixel `(x, y)` of the reference
+    /// sampled bilinearly in the frame at `inverse(x + dx, y + dy)` (`(dx,
+    /// dy)` the field there, 0 without one), as the values its samples
+    /// stand for; NaN for a block with a pixel outside the frame's
+    /// pixel-centre extent or within `ExposureFit.clipMargin` of 0 or 1.
+    /// Read straight from the samples with the inverse's matrix in
+    /// registers, since this runs on every pixel of its blocks for every
+    /// frame.
+    private func projectedMeans<S: PlaneSample>(_ luma: PixelPlane<S>, inverse: Transform,
+                                                field: DisplacementField?) -> [Float] {
         let m = inverse.matrix
         let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
         let w = luma.width, h = luma.height
@@ -96,9 +89,12 @@ struct ExposureMatch: Sendable {
             corners.map { c -> Float in
                 var sum: Float = 0
                 for j in 0..<b {
-                    let y = Double(c.y + j)
                     for i in 0..<b {
-                        let x = Double(c.x + i)
+                        var x = Double(c.x + i), y = Double(c.y + j)
+                        if let field {
+                            let shift = field.displacement(x: x, y: y)
+                            x += shift.dx; y += shift.dy
+                        }
                         let d = m6 * x + m7 * y + m8
                         let u = (m0 * x + m1 * y + m2) / d, v = (m3 * x + m4 * y + m5) / d
                         guard u >= 0, v >= 0, u <= maxX, v <= maxY else { return .nan }
@@ -141,18 +137,5 @@ struct ExposureMatch: Sendable {
     /// The Cb, Cr corrections of a frame stacked as Y, Cb, Cr.
     static func chromaCorrections(gain: Double) -> [(gain: Float, offset: Float)] {
         Array(repeating: ExposureFit.chromaCorrection(gain: gain, neutral: YCbCr.neutral), count: 2)
-    }
-
-    /// `plane` sampled bilinearly at `(x, y)`, as the values its samples
-    /// stand for; NaN outside its pixel-centre extent.
-    private static func bilinear<S: PlaneSample>(_ plane: PixelPlane<S>, x: Double, y: Double) -> Float {
-        guard x >= 0, y >= 0, x <= Double(plane.width - 1), y <= Double(plane.height - 1),
-              plane.width > 1, plane.height > 1 else { return .nan }
-        let ix = min(Int(x), plane.width - 2), iy = min(Int(y), plane.height - 2)
-        let tx = Float(x - Double(ix)), ty = Float(y - Double(iy))
-        let a = plane[ix, iy].float, b = plane[ix + 1, iy].float
-        let c = plane[ix, iy + 1].float, d = plane[ix + 1, iy + 1].float
-        let top = a + tx * (b - a), bottom = c + tx * (d - c)
-        return (top + ty * (bottom - top)) * S.unit
     }
 }
