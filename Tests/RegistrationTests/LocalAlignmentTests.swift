@@ -106,6 +106,44 @@ struct LocalAlignmentTests {
         #expect(local.band >= global.band - 0.2 && local.background >= global.background - 0.2)
     }
 
+    /// The field of `frame` after the global warp, with `options`.
+    static func field(of frame: Plane, options: TileAlignmentOptions) throws -> DisplacementField {
+        let t = Transform.translation(dx: global.dx, dy: global.dy)
+        let globalWarp = Warper.warp([frame], by: t, width: width, height: height)
+        return try TileAligner(reference: reference, options: options).align(globalWarp.planes[0], coverage: globalWarp.coverage)
+    }
+
+    @Test("no tile goes beyond maximumDisplacement: a 4 px bound holds the band's (5.2, 2.4) px parallax to 4 px")
+    func displacementBound() throws {
+        var options = TileAlignmentOptions()
+        options.maximumDisplacement = 4
+        let field = try Self.field(of: Self.frame(nearShift: Self.near), options: options)
+        let worst = zip(field.dx, field.dy).map { max(abs($0), abs($1)) }.max() ?? 0
+        print("bound 4 px: largest tile displacement \(worst) px, field \(field.summary)")
+        #expect(worst <= 4, "\(worst) px")
+        // The bound cuts the search, not the band: its tiles still move, up to it.
+        #expect(worst >= 3, "\(worst) px")
+    }
+
+    @Test("a subpixel parallax below minimumDisplacement stays with the global transform; without the floor it is measured")
+    func displacementFloor() throws {
+        // The band 0.3 px right and 0.2 px down of the far plane: 0.36 px.
+        let frame = Self.frame(nearShift: (Self.global.dx + 0.3, Self.global.dy + 0.2))
+        let floored = try Self.field(of: frame)
+        #expect(floored.dx.allSatisfy { $0 == 0 } && floored.dy.allSatisfy { $0 == 0 }, "\(floored.summary)")
+        var options = TileAlignmentOptions()
+        options.minimumDisplacement = 0
+        let measured = try Self.field(of: frame, options: options)
+        print("0.36 px parallax: with the floor \(floored.summary); without \(measured.summary)")
+        // Band tiles (rows 64..<128, away from the occlusion edges) report about −(0.3, 0.2).
+        var bandTiles = [(Float, Float)]()
+        for row in 0..<measured.rows where (64..<128).contains(Int(measured.originY + Double(row) * measured.spacing)) {
+            for column in 0..<measured.columns { let k = row * measured.columns + column; bandTiles.append((measured.dx[k], measured.dy[k])) }
+        }
+        let moved = bandTiles.filter { abs($0.0 + 0.3) < 0.1 && abs($0.1 + 0.2) < 0.1 }
+        #expect(moved.count * 2 >= bandTiles.count, "\(moved.count) of \(bandTiles.count) band tiles near (−0.3, −0.2): \(bandTiles)")
+    }
+
     @Test("a flat reference falls back everywhere to the global transform")
     func flat() throws {
         let flat = Plane(width: 96, height: 64, repeating: 0.5)

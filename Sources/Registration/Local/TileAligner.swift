@@ -10,7 +10,8 @@
 ///    starting offsets are the coarser level's field at its centre (doubled;
 ///    interpolated), the displacements of the four coarser tiles around it,
 ///    and 0 (the global transform); the cheapest of them is searched
-///    ±`searchRadius` (coarsest level) or ±`refineRadius` integer pixels.
+///    ±`searchRadius` (coarsest level) or ±`refineRadius` integer pixels,
+///    never beyond `maximumDisplacement` (the parallax corrected).
 ///    The cost is the mean squared difference on coarser levels and the
 ///    mean absolute difference at full resolution (robust to the noise and
 ///    to small moving things).
@@ -26,10 +27,11 @@
 ///    nothing: a passer-by, an occlusion edge), and takes the median of its
 ///    3 × 3 neighbourhood when it lies more than 1 px from it. A tile whose
 ///    refined displacement is not significant against its noise
-///    (`minimumSignificance`) keeps 0 too: on a scene without parallax the
-///    global transform, fitted on the whole frame, is far more precise than
-///    a tile's own estimate, whose noise would jitter the warp. All of
-///    these count as fallen back.
+///    (`minimumSignificance`) or shorter than `minimumDisplacement` keeps 0
+///    too: on a scene without parallax the global transform, fitted on the
+///    whole frame, is far more precise than a tile's own estimate, whose
+///    noise and bias would jitter the warp. All of these count as fallen
+///    back.
 public struct TileAligner: Sendable {
     /// Reference width in pixels (frames must match).
     public let width: Int
@@ -108,6 +110,9 @@ public struct TileAligner: Sendable {
         let t = options.tileSize
         let isFinest = level == 0
         let radius = coarser == nil ? options.searchRadius : options.refineRadius
+        // The largest offset per axis, in this level's pixels.
+        let bound = options.maximumDisplacement / Double(1 << level)
+        func isWithinBound(_ a: Int, _ b: Int) -> Bool { Double(abs(a)) <= bound && Double(abs(b)) <= bound }
         withUnsafeTemporaryAllocation(of: Float.self, capacity: TilePatch.scratchCount(size: t)) { scratch in
         reference.pixels.withUnsafeBufferPointer { r in
             frame.pixels.withUnsafeBufferPointer { f in
@@ -134,6 +139,7 @@ public struct TileAligner: Sendable {
                         // (the least so far), so skipping it changes nothing.
                         for c in candidates {
                             let a = Int(c.0.rounded()), b = Int(c.1.rounded())
+                            guard isWithinBound(a, b) else { continue }
                             let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: a, dy: b, squared: squared)
                             if isNew, cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
                         }
@@ -142,7 +148,7 @@ public struct TileAligner: Sendable {
                                               : .infinity
                         let centre = (Int(best.dx), Int(best.dy))
                         for b in -radius...radius {
-                            for a in -radius...radius where a != 0 || b != 0 {
+                            for a in -radius...radius where (a != 0 || b != 0) && isWithinBound(centre.0 + a, centre.1 + b) {
                                 let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b,
                                                                   squared: squared)
                                 if isNew, cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
@@ -161,9 +167,11 @@ public struct TileAligner: Sendable {
                         if isFinest { costs[index] = bestCost }
                         if isFinest {
                             let refined = patch.subpixel(x0: x0, y0: y0, from: best, iterations: options.subpixelIterations)
-                            best = (refined.dx, refined.dy)
-                            // A displacement the tile's noise could have made is no displacement.
-                            if refined.significance < options.minimumSignificance {
+                            best = (min(max(refined.dx, -bound), bound), min(max(refined.dy, -bound), bound))
+                            // A displacement the tile's noise could have made, or one
+                            // below its estimate's systematic error, is no displacement.
+                            if refined.significance < options.minimumSignificance
+                                || (best.dx * best.dx + best.dy * best.dy).squareRoot() < options.minimumDisplacement {
                                 best = (0, 0)
                                 field.fellBack[index] = true
                             }
