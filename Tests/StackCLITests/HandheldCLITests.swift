@@ -24,4 +24,17 @@ struct HandheldCLITests {
         let unknown = try CLIHarness.run(["--align", "locally"] + frames)
         #expect(unknown.status == 2 && unknown.stderr.contains("local"))
     }
+
+    @Test("--align local on frames too small for two tiles a side stacks with the homography alone, and each report says so")
+    func localOnTinyFrames() throws {
+        let folder = try CLIHarness.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let frames = try CLIHarness.makeBurst(in: folder, frames: 3, width: 40, height: 24)
+        let run = try CLIHarness.run(["--align", "local", "-o", "\(folder)/out.png", "--report", "\(folder)/r.json"] + frames)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try String(contentsOfFile: "\(folder)/r.json", encoding: .utf8)
+        #expect(report.components(separatedBy: "no local alignment: the frame is 40×24").count - 1 == frames.count - 1, "\(report)")
+        #expect(!report.contains("\"localP95\""))
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/out.png"))
+    }
 }
