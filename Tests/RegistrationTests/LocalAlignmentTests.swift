@@ -144,6 +144,19 @@ struct LocalAlignmentTests {
         #expect(moved.count * 2 >= bandTiles.count, "\(moved.count) of \(bandTiles.count) band tiles near (−0.3, −0.2): \(bandTiles)")
     }
 
+    @Test("tiles within the noise floor skip the search: the parallax pair's field is the one every tile's search gives")
+    func noiseFloorSkip() throws {
+        let frame = Self.frame(nearShift: Self.near)
+        var everyTile = TileAlignmentOptions()
+        everyTile.noiseFloorRatio = 0
+        let skipping = try Self.field(of: frame), searched = try Self.field(of: frame, options: everyTile)
+        let differing = (0..<skipping.dx.count).filter {
+            skipping.dx[$0] != searched.dx[$0] || skipping.dy[$0] != searched.dy[$0]
+        }
+        print("noise floor: \(differing.count) of \(skipping.dx.count) tiles differ; fell back \(skipping.summary.fallbackShare) against \(searched.summary.fallbackShare)")
+        #expect(differing.isEmpty, "tiles \(differing)")
+    }
+
     @Test("a flat reference falls back everywhere to the global transform")
     func flat() throws {
         let flat = Plane(width: 96, height: 64, repeating: 0.5)

@@ -30,8 +30,10 @@
 ///    (`minimumSignificance`) or shorter than `minimumDisplacement` keeps 0
 ///    too: on a scene without parallax the global transform, fitted on the
 ///    whole frame, is far more precise than a tile's own estimate, whose
-///    noise and bias would jitter the warp. All of these count as fallen
-///    back.
+///    noise and bias would jitter the warp. A tile whose cost under the
+///    global transform is already within `noiseFloorRatio` of what aligned
+///    tiles cost (measured on a sample of tiles) keeps 0 without a search.
+///    All of these count as fallen back.
 public struct TileAligner: Sendable {
     /// Reference width in pixels (frames must match).
     public let width: Int
@@ -120,40 +122,84 @@ public struct TileAligner: Sendable {
                                       width: reference.width, height: reference.height, size: t,
                                       scratch: scratch.baseAddress!)
                 var measured = OffsetCosts()
+                // The integer search of the tile at (x0, y0) from `candidates`:
+                // its cheapest offset, that offset's cost, and the global
+                // transform's cost (full resolution only; else infinity).
+                func search(x0: Int, y0: Int, candidates: [(Double, Double)])
+                    -> (best: (dx: Double, dy: Double), cost: Float, global: Float) {
+                    measured.removeAll()
+                    let squared = !isFinest
+                    let start = candidates.first ?? (0, 0)
+                    var best = (dx: start.0.rounded(), dy: start.1.rounded())
+                    var bestCost = Float.infinity
+                    // An offset measured before cannot beat `bestCost`
+                    // (the least so far), so skipping it changes nothing.
+                    for c in candidates {
+                        let a = Int(c.0.rounded()), b = Int(c.1.rounded())
+                        guard isWithinBound(a, b) else { continue }
+                        let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: a, dy: b, squared: squared)
+                        if isNew, cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
+                    }
+                    // The global transform's cost, which a full-resolution match must beat.
+                    let global = isFinest ? measured.cost(patch, x0: x0, y0: y0, dx: 0, dy: 0, squared: squared).cost
+                                          : .infinity
+                    let centre = (Int(best.dx), Int(best.dy))
+                    for b in -radius...radius {
+                        for a in -radius...radius where (a != 0 || b != 0) && isWithinBound(centre.0 + a, centre.1 + b) {
+                            let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b,
+                                                              squared: squared)
+                            if isNew, cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
+                        }
+                    }
+                    return (best, bestCost, global)
+                }
+                // At full resolution: the global transform's cost of every
+                // tile with contrast (NaN: none), and the burst's noise floor,
+                // the median cost of every fourth tile each way after the
+                // search and the subpixel steps (what a tile costs once
+                // aligned, whatever the global transform aligned). A tile
+                // whose global cost is within `noiseFloorRatio` of that
+                // floor keeps 0 without a search.
+                let globalCosts = isFinest ? Self.globalCosts(patch, field: field, tileSize: t,
+                                                             minimumContrast: options.minimumContrast) : []
+                var floorLimit = -Float.infinity
+                if isFinest && options.noiseFloorRatio > 0 {
+                    var aligned = [Float]()
+                    for row in stride(from: 0, to: field.rows, by: 4) {
+                        for column in stride(from: 0, to: field.columns, by: 4)
+                        where !globalCosts[row * field.columns + column].isNaN {
+                            let candidates = Self.candidates(column: column, row: row, tileSize: t, coarser: coarser)
+                            let x0 = column * t, y0 = row * t
+                            let found = search(x0: x0, y0: y0, candidates: candidates)
+                            guard found.cost.isFinite else { continue }
+                            let refined = patch.subpixel(x0: x0, y0: y0, from: found.best,
+                                                         iterations: options.subpixelIterations)
+                            let cost = patch.cost(x0: x0, y0: y0, at: (refined.dx, refined.dy))
+                            if cost.isFinite { aligned.append(cost) }
+                        }
+                    }
+                    if let floor = Self.median(aligned) { floorLimit = Float(options.noiseFloorRatio) * floor }
+                }
                 for row in 0..<field.rows {
                     for column in 0..<field.columns {
-                        measured.removeAll()
                         let index = row * field.columns + column
                         let x0 = column * t, y0 = row * t
                         let candidates = Self.candidates(column: column, row: row, tileSize: t, coarser: coarser)
                         let start = candidates.first ?? (0, 0)
-                        guard patch.deviation(x0: x0, y0: y0) >= options.minimumContrast else {
+                        let hasContrast = isFinest ? !globalCosts[index].isNaN
+                                                   : patch.deviation(x0: x0, y0: y0) >= options.minimumContrast
+                        guard hasContrast else {
                             field.dx[index] = Float(start.0); field.dy[index] = Float(start.1)
                             field.fellBack[index] = true
                             continue
                         }
-                        let squared = !isFinest
-                        var best = (dx: start.0.rounded(), dy: start.1.rounded())
-                        var bestCost = Float.infinity
-                        // An offset measured before cannot beat `bestCost`
-                        // (the least so far), so skipping it changes nothing.
-                        for c in candidates {
-                            let a = Int(c.0.rounded()), b = Int(c.1.rounded())
-                            guard isWithinBound(a, b) else { continue }
-                            let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: a, dy: b, squared: squared)
-                            if isNew, cost < bestCost { bestCost = cost; best = (Double(a), Double(b)) }
+                        // Within the noise floor: nothing a displacement could mend.
+                        if isFinest, globalCosts[index] <= floorLimit {
+                            costs[index] = globalCosts[index]
+                            field.fellBack[index] = true
+                            continue
                         }
-                        // The global transform's cost, which a full-resolution match must beat.
-                        let global = isFinest ? measured.cost(patch, x0: x0, y0: y0, dx: 0, dy: 0, squared: squared).cost
-                                              : .infinity
-                        let centre = (Int(best.dx), Int(best.dy))
-                        for b in -radius...radius {
-                            for a in -radius...radius where (a != 0 || b != 0) && isWithinBound(centre.0 + a, centre.1 + b) {
-                                let (cost, isNew) = measured.cost(patch, x0: x0, y0: y0, dx: centre.0 + a, dy: centre.1 + b,
-                                                                  squared: squared)
-                                if isNew, cost < bestCost { bestCost = cost; best = (Double(centre.0 + a), Double(centre.1 + b)) }
-                            }
-                        }
+                        var (best, bestCost, global) = search(x0: x0, y0: y0, candidates: candidates)
                         guard bestCost.isFinite else {
                             field.dx[index] = Float(start.0); field.dy[index] = Float(start.1)
                             field.fellBack[index] = true
@@ -207,6 +253,29 @@ public struct TileAligner: Sendable {
         }
         out.append((0, 0))
         return out
+    }
+
+    /// The full-resolution cost (mean absolute difference) of each tile of
+    /// `field`'s grid at offset 0, the global transform's; NaN for a tile
+    /// whose reference has less than `minimumContrast`.
+    private static func globalCosts(_ patch: TilePatch, field: DisplacementField, tileSize t: Int,
+                                    minimumContrast: Double) -> [Float] {
+        var out = [Float](repeating: .nan, count: field.dx.count)
+        for row in 0..<field.rows {
+            for column in 0..<field.columns where patch.deviation(x0: column * t, y0: row * t) >= minimumContrast {
+                out[row * field.columns + column] = patch.cost(x0: column * t, y0: row * t, dx: 0, dy: 0, squared: false)
+            }
+        }
+        return out
+    }
+
+    /// The median (the value of rank ⌊n/2⌋) of `costs` (finite,
+    /// non-negative); nil when there are none.
+    static func median(_ costs: [Float]) -> Float? {
+        guard !costs.isEmpty else { return nil }
+        return costs.withUnsafeBufferPointer {
+            MagnitudeSelection.select($0.baseAddress!, count: $0.count, rank: $0.count / 2)
+        }
     }
 
     /// Sets to 0 (the global transform), fallen back, each tile whose best

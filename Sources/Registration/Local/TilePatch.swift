@@ -152,6 +152,24 @@ struct TilePatch {
         return (d.dx, d.dy, quadratic / h.variance)
     }
 
+    /// The tile's mean absolute difference with the frame sampled
+    /// bilinearly at offset `d` (pixels), over the interior pixels that
+    /// `subpixel` measures; infinity when fewer than half of them have a
+    /// frame sample.
+    func cost(x0: Int, y0: Int, at d: (dx: Double, dy: Double)) -> Float {
+        let xs = max(1, x0), xe = min(width - 1, x0 + size), ys = max(1, y0), ye = min(height - 1, y0 + size)
+        guard xe > xs, ye > ys else { return .infinity }
+        let count = (xe - xs) * (ye - ys)
+        let residuals = scratch + 2 * count
+        residualsAt(d, xs: xs, xe: xe, ys: ys, ye: ye, into: residuals)
+        var total: Float = 0, measured = 0
+        for k in 0..<count where !residuals[k].isNaN {
+            total += abs(residuals[k])
+            measured += 1
+        }
+        return 2 * measured >= count ? total / Float(measured) : .infinity
+    }
+
     /// Tukey's biweight constant of the subpixel steps, in robust σ (95 %
     /// efficiency on Gaussian noise).
     static let tukeyC = 4.685
