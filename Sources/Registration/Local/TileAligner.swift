@@ -137,8 +137,8 @@ public struct TileAligner: Sendable {
         var least = [Float](repeating: 1, count: columns)
         frame.pixels.withUnsafeBufferPointer { f in
         reference.pixels.withUnsafeBufferPointer { r in
-            let ones = [Float](repeating: 1, count: w)
-            (coverage?.pixels ?? ones).withUnsafeBufferPointer { c in
+            // Without a coverage plane, one row of 1s read for every row.
+            (coverage?.pixels ?? [Float](repeating: 1, count: w)).withUnsafeBufferPointer { c in
                 let coverageStride = coverage == nil ? 0 : w
                 for row in 0..<rows {
                     for k in 0..<columns { sumF[k] = 0; sumR[k] = 0; least[k] = 1 }
@@ -369,10 +369,8 @@ public struct TileAligner: Sendable {
     /// occlusion). Giving such tiles their neighbours' median instead cost
     /// 2 dB on Samples/street, whose passers-by then dragged the frame.
     static func dropUnmatched(_ field: inout DisplacementField, costs: [Float], ratio: Float) {
-        var measured = costs.filter(\.isFinite)
-        guard !measured.isEmpty else { return }
-        measured.sort()
-        let limit = ratio * measured[measured.count / 2]
+        guard let median = Self.median(costs.filter(\.isFinite)) else { return }
+        let limit = ratio * median
         for i in costs.indices where costs[i].isFinite && costs[i] > limit {
             field.dx[i] = 0; field.dy[i] = 0
             field.fellBack[i] = true
