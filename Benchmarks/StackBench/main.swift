@@ -14,6 +14,7 @@ replacing it.
 
 USAGE: stack-bench [options]
        stack-bench decode-floor [--raw|--float|--libraw] [--frames] [--threads N] FILE...
+       stack-bench warp-kernel   (the two-pass warp alone, one thread, ns per sample)
 
 OPTIONS:
   --quick            short run: 20 × 12 MP average/median/sigma-clip, decode floor,
@@ -241,6 +242,11 @@ func machineInfo(date: Date) -> [String: Any] {
 MemoryTuning.preferHeapForLargeBuffers()
 BLASThreads.configure()
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "warp-kernel" {
+    WarpKernelBench.run()
+    exit(0)
+}
 
 if arguments.first == "decode-floor" {
     // stack-bench decode-floor [--raw|--float|--libraw] [--frames] [--threads N] FILE...: prints the decode loop's seconds.

@@ -7,28 +7,29 @@ import Testing
 /// offsets.
 @Suite("Two-pass warp lane weights")
 struct LaneWeightTests {
-    /// Eight lanes at `start + step·lane`, through the C kernel: each lane's
+    /// Sixteen lanes at `start + step·lane`, through the C kernel: each lane's
     /// largest difference from its kernel's weights placed at its taps
     /// (zero elsewhere), and the largest distance of a lane's weight sum
     /// from 1.
     static func differences(_ interpolation: Interpolation, start: Float, step: Float) throws -> (Double, Double) {
         let kernel = try #require(LaneWeightPolynomials.of(interpolation))
-        let offsets = (0..<8).map { start + step * Float($0) }
+        let lanes = LanePass.lanes
+        let offsets = (0..<lanes).map { start + step * Float($0) }
         let (first, w) = LanePass.weights(offsets: offsets, kernel: kernel)
         let lowest = offsets.map { Int($0.rounded(.down)) }.min()!
-        #expect(first == lowest - 2, "the 7 loads start 2 before the lowest lane's floor")
+        #expect(first == lowest - 2, "the loads start 2 before the lowest lane's floor")
         var worst = 0.0, sumError = 0.0
-        for lane in 0..<8 {
+        for lane in 0..<lanes {
             let s = offsets[lane], k = Int(s.rounded(.down)), f = s - Float(k)
             var exact = [Float](repeating: 0, count: 8)
             exact.withUnsafeMutableBufferPointer { interpolation.weights(f, into: $0.baseAddress!) }
             var sum = 0.0
-            for t in 0..<7 {
+            for t in 0..<LanePass.loads {
                 // Load t reads index first + t; the kernel's tap i sits at k + firstTap + i.
                 let i = first + t - k - interpolation.firstTap
                 let expected = i >= 0 && i < interpolation.taps ? Double(exact[i]) : 0
-                worst = max(worst, abs(Double(w[8 * t + lane]) - expected))
-                sum += Double(w[8 * t + lane])
+                worst = max(worst, abs(Double(w[lanes * t + lane]) - expected))
+                sum += Double(w[lanes * t + lane])
             }
             sumError = max(sumError, abs(sum - 1))
         }
@@ -44,7 +45,8 @@ struct LaneWeightTests {
           arguments: [Interpolation.lanczos3, .bicubic, .bilinear])
     func matchesTheKernel(_ interpolation: Interpolation) throws {
         var worst = 0.0, sumError = 0.0
-        // Lanes spanning under 1 px, rising and falling, across integers
+        // Lanes spanning under 2 px (over one or two integers: 7 or 8
+        // loads), rising and falling, across integers
         // and negative offsets, and lanes on integers and just below them.
         var groups: [(start: Float, step: Float)] = [(0, 0), (2, 0), (-1, 0), (0.9999999, 0), (-0.0000001, 0), (0.5, 0),
                                                      (3.0, 0.124), (0.9999, 0.0000001)]

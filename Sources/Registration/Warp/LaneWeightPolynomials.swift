@@ -1,8 +1,8 @@
 /// A symmetric interpolation kernel's tap weights as polynomials in the
 /// fractional offset: the form in which the two-pass warp's lanes compute
 /// their weights (`warp_lane_taps` in Sources/CWarpKernels/shim.h), a
-/// few multiply-adds across 8 lanes where a phase table needs 8 row loads
-/// and a transpose.
+/// few multiply-adds across 16 lanes where a phase table needs a row load
+/// per lane and a transpose.
 ///
 /// Every kernel sits in Lanczos-3's frame of 6 taps, tap `i` at `floor(x) −
 /// 2 + i` (shorter kernels centred in it, zeros around). With `f` the

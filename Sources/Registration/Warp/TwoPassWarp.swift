@@ -1,5 +1,5 @@
 /// A near-identity projective warp resampled in two 1-D passes, each run
-/// across 8 neighbouring outputs at once (Catmull & Smith's decomposition,
+/// across 16 neighbouring outputs at once (Catmull & Smith's decomposition,
 /// taken down the frame's columns first so that a band of output rows needs
 /// only that band's rows of intermediate).
 ///
@@ -13,10 +13,10 @@
 /// the vertical taps of neighbouring columns follow the line (a shear of
 /// the kernel by `β`, at most 3·|β| px at its edge) instead of one row.
 ///
-/// Within a pass, 8 neighbouring outputs have positions less than one
-/// pixel apart (the bounds below), so their taps start at one of two
-/// neighbouring indices and 7 shifted vector loads hold all their taps (6
-/// when all 8 start at the same index, as most do); each lane computes its
+/// Within a pass, 16 neighbouring outputs have positions less than two
+/// pixels apart (the bounds below), so their taps start at one of three
+/// neighbouring indices and 8 shifted vector loads hold all their taps (6
+/// when all 16 start at the same index, as most do); each lane computes its
 /// weights at its exact offset from the kernel's `LaneWeightPolynomials`
 /// (within 6e-7 of Lanczos-3; the general warp's phase table rounds
 /// positions to the nearest of 4096 phases).
@@ -27,8 +27,8 @@
 ///   `.nearest` copies samples and keeps the general path);
 /// - the projective denominator is positive at the grid's corners (so
 ///   everywhere on it);
-/// - `|β| ≤ 1/8` on every row (the frame row moves by less than 1 px over
-///   8 neighbouring frame columns: `|∂Y/∂x| / |∂X/∂x|` for a near-identity
+/// - `|β| ≤ 1/8` on every row (the frame row moves by less than 2 px over
+///   16 neighbouring frame columns: `|∂Y/∂x| / |∂X/∂x|` for a near-identity
 ///   map), and `|∂X/∂x − 1| ≤ 1/8` (the horizontal scale within 12.5 % of 1),
 ///   bounded over the grid by interval arithmetic;
 /// - frame and grid sides of 16 to 2^17 px (so offsets stay exact in the
@@ -37,14 +37,17 @@
 /// Coverage is the general warp's, exactly: per output row the covered
 /// pixels form one run (the frame's image is convex), found from the
 /// linear inequalities and settled with the general warp's own per-pixel
-/// test. Rows covering fewer than 8 pixels, or reaching fewer than 8 frame
-/// columns, are left to the general warp. `TwoPassWarpTests` measures the
+/// test. Rows covering fewer than 16 pixels, or reaching fewer than 16
+/// frame columns, are left to the general warp. `TwoPassWarpTests` measures the
 /// samples against the general warp and a `Double` Lanczos-3 reference.
 struct TwoPassWarp: Sendable {
-    /// Largest `|β|` and `|∂X/∂x − 1|`: 7 lane steps stay under 1 px.
+    /// Largest `|β|` and `|∂X/∂x − 1|`: 15 lane steps stay under 2 px.
     static let laneSpread = 1.0 / 8
-    /// Floats kept readable on each side of a pass-1 line: the widest reach
-    /// of pass 2's 7 loads of 8 lanes past the frame's columns.
+    /// Outputs a pass computes at once: the shortest run the passes take.
+    static let lanes = LanePass.lanes
+    /// Floats kept readable on each side of a pass-1 line: more than the
+    /// widest reach of pass 2's 8 loads of 16 lanes past the frame's columns
+    /// (5 before the first, 5 past the last).
     static let pad = 16
     /// The shortest part of a row where a displacement field is 0 that a
     /// field warp takes in two passes (`RowWarper.resamplingInTwoPasses`):
@@ -139,7 +142,7 @@ struct TwoPassWarp: Sendable {
                     let run = low...high
                     let ends = [frameColumn(run.lowerBound, y), frameColumn(run.upperBound, y)]
                     let u0 = max(0, Int(ends.min()!.rounded(.down)) - 3), u1 = min(fw - 1, Int(ends.max()!.rounded(.down)) + 4)
-                    guard run.count >= 8, u1 - u0 + 1 >= 8 else {
+                    guard run.count >= Self.lanes, u1 - u0 + 1 >= Self.lanes else {
                         // The general warp writes a coverage row (the same run).
                         let row = coverage.map { $0 + o } ?? spareCoverage
                         if coverage == nil { row.update(repeating: 0, count: width) }

@@ -40,13 +40,13 @@ enum WindowSum {
 }
 
 /// The two-pass warp's 1-D passes in the C vector kernels of
-/// `CWarpKernels` (`warp_column_pass_*`, `warp_row_pass`), each across 8
+/// `CWarpKernels` (`warp_column_pass_*`, `warp_row_pass`), each across 16
 /// neighbouring outputs with per-lane weights computed from a
 /// `LaneWeightPolynomials`' coefficients (`kernel`, its 6-tap frame: the
 /// taps at `floor(position) − 2 …`); see `TwoPassWarp` for the geometry.
 enum LanePass {
     /// Pass 1 for one output row: for each frame column `u` in `columns`
-    /// (at least 8, within the frame), the column sampled at row `row + a +
+    /// (at least 16, within the frame), the column sampled at row `row + a +
     /// b·u` (taps clamped to the frame's rows), unscaled, into `lines[p][u]`.
     @inline(__always)
     static func columns<S: PlaneSample>(_ planes: UnsafePointer<UnsafePointer<S>?>, count: Int, frameWidth: Int,
@@ -66,11 +66,11 @@ enum LanePass {
         }
     }
 
-    /// Pass 2 for one output row: output `x` of `columns` (at least 8)
+    /// Pass 2 for one output row: output `x` of `columns` (at least 16)
     /// sampled in each plane's pass-1 line at `u = x + (p0 + x·(p1 − m6·x))
-    /// / (q0 + m6·x)`, times `scale`, into `outputs[p][x]`. Each lane's 7
-    /// loads of 8 floats start up to 1 px before its taps, so every line
-    /// must hold finite floats 3 before to 11 past the taps' reach
+    /// / (q0 + m6·x)`, times `scale`, into `outputs[p][x]`. The 8 loads of
+    /// 16 floats start up to 2 px before the lowest tap and end up to 2 px
+    /// past the highest, so every line must hold finite floats there
     /// (`TwoPassWarp.pad` each side).
     @inline(__always)
     static func row(_ lines: UnsafePointer<UnsafePointer<Float>?>, count: Int,
@@ -79,13 +79,18 @@ enum LanePass {
         warp_row_pass(lines, count, outputs, columns.lowerBound, columns.upperBound, p0, p1, m6, q0, kernel, scale)
     }
 
-    /// The weights the passes give 8 lanes at `offsets` (px from each
-    /// lane's integer origin, spanning less than 1 px): `weights[8·t +
-    /// lane]` for the 7 loads starting at the returned index (relative to
-    /// each lane's origin). For tests.
+    /// Outputs per group of the passes (`WARP_LANES`).
+    static let lanes = Int(WARP_LANES)
+    /// Loads per plane and group at most (`WARP_LOADS`).
+    static let loads = Int(WARP_LOADS)
+
+    /// The weights the passes give 16 lanes at `offsets` (px from each
+    /// lane's integer origin, spanning less than 2 px): `weights[16·t +
+    /// lane]` for the 8 loads starting at the returned index (relative to
+    /// each lane's origin), 0 past the loads the lanes need. For tests.
     static func weights(offsets: [Float], kernel: LaneWeightPolynomials) -> (first: Int, weights: [Float]) {
-        precondition(offsets.count == 8, "8 lanes")
-        var w = [Float](repeating: 0, count: 56)
+        precondition(offsets.count == lanes, "\(lanes) lanes")
+        var w = [Float](repeating: 0, count: lanes * loads)
         let first = w.withUnsafeMutableBufferPointer { out in
             warp_lane_weights_at(offsets, kernel.coefficients, out.baseAddress!)
         }
