@@ -250,8 +250,13 @@ static inline void warp_row_pass(const float *const *lines, ptrdiff_t nplanes, f
         warp_f16 s = (p0 + xf * (p1 - m6 * xf)) / (q0 + m6 * xf), down, w[WARP_LOADS];
         warp_i16 k = warp_floor16(s, &down);
         warp_lane_taps(s, down, poly, w);
-        // The offset need not be monotone across the lanes: their least and greatest.
-        int32_t c = __builtin_reduce_min(k), last = __builtin_reduce_max(k);
+        // The offset need not be monotone across the lanes: their least and
+        // greatest, unless all equal the first (most groups).
+        int32_t c = k[0], last = c;
+        if (__builtin_reduce_or(k != c)) {
+            c = __builtin_reduce_min(k);
+            last = __builtin_reduce_max(k);
+        }
         if (c == last) {
             warp_row_loads(lines, nplanes, outs, x, c - 2, w, 6, scale);
         } else if (last - c == 1) {

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// One pyramid level of the reference, prepared for inverse-compositional
 /// Gauss–Newton: the selected sample points (normalised coordinates), their
 /// mean-removed values and their gradients in normalised units. The
@@ -112,8 +115,11 @@ struct HomographyLevel: Sendable {
     /// differences exist) are all used when there are at most `maxSamples`;
     /// otherwise each grid cell keeps its share of the pixels with the
     /// largest gradient magnitude. The blur and the gradients are made one
-    /// band of grid cells at a time, so a 12 MP level needs a few MB beyond
-    /// `plane`, not four 48 MB planes.
+    /// band of grid cells at a time, so a 12 MP level needs a few MB per
+    /// band beyond `plane`, not four 48 MB planes. The bands are prepared
+    /// concurrently (the reference's set-up holds up every frame's
+    /// registration) and joined in order: the samples do not depend on the
+    /// number of threads.
     init(plane: Plane, factor: Int, coordinates: NormalisedCoordinates, maxSamples: Int) {
         self.factor = factor
         width = plane.width
@@ -125,33 +131,75 @@ struct HomographyLevel: Sendable {
             xs = []; ys = []; values = []; gxs = []; gys = []; mean = 0
             return
         }
-        let im = inverse.matrix
-        // Pixels per normalised unit on this level (gradient conversion).
-        let unit = Float(m.matrix[0])
-        let interior = (w - 2) * (h - 2)
-        let selects = interior > maxSamples
-        let cols = min(Self.gridColumns, w - 2), rows = selects ? min(Self.gridRows, h - 2) : 1
-        var sx = [Float](), sy = [Float](), sv = [Float](), sgx = [Float](), sgy = [Float]()
-        let capacity = min(interior, maxSamples + cols * rows)
-        sx.reserveCapacity(capacity); sy.reserveCapacity(capacity); sv.reserveCapacity(capacity)
-        sgx.reserveCapacity(capacity); sgy.reserveCapacity(capacity)
+        let grid = SampleGrid(plane: plane, inverse: inverse.matrix, unit: Float(m.matrix[0]), maxSamples: maxSamples)
+        let prepared = Mutex([BandSamples?](repeating: nil, count: grid.rows))
+        DispatchQueue.concurrentPerform(iterations: grid.rows) { cy in
+            let band = grid.samples(band: cy)
+            prepared.withLock { $0[cy] = band }
+        }
+        let bands = prepared.withLock { $0 }.compactMap { $0 }
+        let sv = bands.flatMap(\.values)
+        // Summed in sample order, as one pass over the whole level would.
         var total = 0.0
-        var chosen = [Int](), magnitudes = [Float]()
-        for cy in 0..<rows {
-            // Interior rows y0 ..< y1 of this band; blurred rows y0 − 1 … y1.
+        for value in sv { total += Double(value) }
+        let mu = sv.isEmpty ? 0 : total / Double(sv.count)
+        mean = mu
+        let muF = Float(mu)
+        values = sv.map { $0 - muF }
+        xs = bands.flatMap(\.xs); ys = bands.flatMap(\.ys)
+        gxs = bands.flatMap(\.gxs); gys = bands.flatMap(\.gys)
+    }
+
+    /// One band of grid cells' samples, in scan order: normalised
+    /// coordinates, blurred values (the mean not yet removed) and gradients.
+    struct BandSamples: Sendable {
+        var xs: [Float] = [], ys: [Float] = [], values: [Float] = [], gxs: [Float] = [], gys: [Float] = []
+    }
+
+    /// How `init` picks a level's samples: the grid of cells each keeping
+    /// its share of the strongest gradients, or every interior pixel.
+    struct SampleGrid: Sendable {
+        let plane: Plane
+        /// This level's pixels → normalised coordinates (row-major).
+        let inverse: [Double]
+        /// Pixels per normalised unit (gradient conversion).
+        let unit: Float
+        let maxSamples: Int
+        let interior: Int
+        /// Whether cells keep only their share (more interior pixels than `maxSamples`).
+        let selects: Bool
+        let columns: Int, rows: Int
+
+        init(plane: Plane, inverse: [Double], unit: Float, maxSamples: Int) {
+            self.plane = plane
+            self.inverse = inverse
+            self.unit = unit
+            self.maxSamples = maxSamples
+            let w = plane.width, h = plane.height
+            interior = (w - 2) * (h - 2)
+            selects = interior > maxSamples
+            columns = min(HomographyLevel.gridColumns, w - 2)
+            rows = selects ? min(HomographyLevel.gridRows, h - 2) : 1
+        }
+
+        /// The samples of grid band `cy` (interior rows `y0 ..< y1`, made
+        /// from the blurred rows `y0 − 1 … y1`).
+        func samples(band cy: Int) -> BandSamples {
+            let w = plane.width, h = plane.height, unit = self.unit, im = inverse
             let y0 = 1 + cy * (h - 2) / rows, y1 = 1 + (cy + 1) * (h - 2) / rows
-            guard y0 < y1 else { continue }
-            let band = Self.smoothedRows(plane, (y0 - 1)..<(y1 + 1))
+            var out = BandSamples()
+            guard y0 < y1 else { return out }
+            let band = HomographyLevel.smoothedRows(plane, (y0 - 1)..<(y1 + 1))
             @inline(__always) func at(_ x: Int, _ y: Int) -> Float { band[(y - y0 + 1) * w + x] }
             @inline(__always) func gradient(_ x: Int, _ y: Int) -> (Float, Float) {
                 (0.5 * unit * (at(x + 1, y) - at(x - 1, y)), 0.5 * unit * (at(x, y + 1) - at(x, y - 1)))
             }
-            chosen.removeAll(keepingCapacity: true)
+            var chosen = [Int](), magnitudes = [Float]()
             if !selects {
                 for y in y0..<y1 { for x in 1..<(w - 1) { chosen.append(y * w + x) } }
             } else {
-                for cx in 0..<cols {
-                    let x0 = 1 + cx * (w - 2) / cols, x1 = 1 + (cx + 1) * (w - 2) / cols
+                for cx in 0..<columns {
+                    let x0 = 1 + cx * (w - 2) / columns, x1 = 1 + (cx + 1) * (w - 2) / columns
                     let cellCount = (x1 - x0) * (y1 - y0)
                     let quota = min(cellCount, maxSamples * cellCount / interior)
                     guard quota > 0 else { continue }
@@ -159,7 +207,8 @@ struct HomographyLevel: Sendable {
                     // bit by bit (`MagnitudeSelection`, no data-dependent
                     // branch; the value a sort would place there), ties
                     // taken in scan order.
-                    Self.gradientMagnitudes(band, width: w, rows: y1 - y0, columns: x0..<x1, unit: unit, into: &magnitudes)
+                    HomographyLevel.gradientMagnitudes(band, width: w, rows: y1 - y0, columns: x0..<x1, unit: unit,
+                                                       into: &magnitudes)
                     let threshold = magnitudes.withUnsafeBufferPointer {
                         MagnitudeSelection.select($0.baseAddress!, count: cellCount, rank: cellCount - quota)
                     }
@@ -179,23 +228,20 @@ struct HomographyLevel: Sendable {
                 }
                 chosen.sort()
             }
+            out.xs.reserveCapacity(chosen.count); out.ys.reserveCapacity(chosen.count)
+            out.values.reserveCapacity(chosen.count)
+            out.gxs.reserveCapacity(chosen.count); out.gys.reserveCapacity(chosen.count)
             for i in chosen {
                 let x = i % w, y = i / w
                 let (gx, gy) = gradient(x, y)
-                let value = at(x, y)
-                sx.append(Float(im[0] * Double(x) + im[2]))
-                sy.append(Float(im[4] * Double(y) + im[5]))
-                sv.append(value)
-                total += Double(value)
-                sgx.append(gx)
-                sgy.append(gy)
+                out.xs.append(Float(im[0] * Double(x) + im[2]))
+                out.ys.append(Float(im[4] * Double(y) + im[5]))
+                out.values.append(at(x, y))
+                out.gxs.append(gx)
+                out.gys.append(gy)
             }
+            return out
         }
-        let mu = sv.isEmpty ? 0 : total / Double(sv.count)
-        mean = mu
-        let muF = Float(mu)
-        values = sv.map { $0 - muF }
-        xs = sx; ys = sy; gxs = sgx; gys = sgy
     }
 
     /// Outcome of refining on one level.
