@@ -33,7 +33,8 @@
 ///    (≤ 10 iterations); the finest allows `finestIterations` when the level
 ///    above it converged.
 /// 4. **Checks and score.** The frame's ≤ 512 px level is warped by the
-///    result and phase-correlated against the reference again: that peak
+///    result (bicubic, in two passes where the result admits them) and
+///    phase-correlated against the reference again: that peak
 ///    height is the `score` (only the registrar's coarse stage runs there:
 ///    same peak height; its fine and direct stages are not needed); below
 ///    `minimumScore`, the overlap agreement of that warped level too (see
@@ -234,8 +235,14 @@ public final class HomographyRegistrar: Sendable {
         let l = coords.levelMatrix(factor: 1 << scoreLevel)
         guard let lInverse = l.inverse else { return fallback("Internal level geometry is singular.", iterations: iterations) }
         let levelTransform = l.concatenating(inverseWarp).concatenating(lInverse)
-        var warped = Warper.warp([scorePlane], by: levelTransform, width: scoreWidth, height: scoreHeight,
-                                 interpolation: .bicubic)
+        // In two passes where the transform admits them (near-identity, as
+        // accepted refinements are): an eighth of the general warp's CPU
+        // (`stack-bench warp-kernel`).
+        guard let rows = RowWarper([scorePlane], by: levelTransform, width: scoreWidth, height: scoreHeight,
+                                   interpolation: .bicubic) else {
+            return fallback("Warping failed.", iterations: iterations)
+        }
+        var warped = Warper.warp(rows.resamplingInTwoPasses())
         guard var plane = warped.planes.first else { return fallback("Warping failed.", iterations: iterations) }
         Self.fillUncovered(&plane, coverage: warped.coverage)
         warped.planes = []
