@@ -214,12 +214,10 @@ public struct RowWarper: Sendable {
                         columns: { FieldRow.complement(of: zero[$0 - first], width: w) })
     }
 
-    /// `warp` in two passes: zeroes the band, then resamples the covered runs.
+    /// `warp` in two passes: the covered runs resampled, the rest of each
+    /// row zeroed (each sample written once).
     private func twoPassWarp<S: PlaneSample>(rows: Range<Int>, plan: TwoPassWarp, sources: [[S]],
                                              outputs: [UnsafeMutablePointer<Float>], coverage: UnsafeMutablePointer<Float>?) {
-        let n = rows.count * width
-        for output in outputs { output.update(repeating: 0, count: n) }
-        coverage?.update(repeating: 0, count: n)
-        plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage)
+        plan.run(rows: rows, sources: sources, outputs: outputs, coverage: coverage, zeroing: true)
     }
 }

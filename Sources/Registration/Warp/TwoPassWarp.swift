@@ -111,9 +111,13 @@ struct TwoPassWarp: Sendable {
     /// of `GeneralWarp.run` without a field. With no `coverage` buffer the
     /// coverage is not written; `coveredColumns(row:)` gives it. With
     /// `columns`, only the given parts of each row (ascending, disjoint)
-    /// are written.
+    /// are written. With `zeroing` (and no `columns`) the buffers need not
+    /// be zeroed: each row's samples and coverage outside its covered run
+    /// are set to 0 here, so no sample is written twice.
     func run<S: PlaneSample>(rows: Range<Int>, sources: [[S]], outputs: [UnsafeMutablePointer<Float>],
-                             coverage: UnsafeMutablePointer<Float>?, columns: ((Int) -> [Range<Int>])? = nil) {
+                             coverage: UnsafeMutablePointer<Float>?, columns: ((Int) -> [Range<Int>])? = nil,
+                             zeroing: Bool = false) {
+        precondition(!zeroing || columns == nil, "TwoPassWarp.run: zeroing writes whole rows, not parts")
         let fw = geometry.width, fh = geometry.height, pad = Self.pad
         let unit = S.unit
         let count = sources.count
@@ -135,7 +139,17 @@ struct TwoPassWarp: Sendable {
             for y in rows {
                 let o = (y - rows.lowerBound) * width
                 for p in 0..<count { rowOutputs[p] = outputs[p] + o }
-                guard let whole = coveredRun(row: y) else { continue }
+                let covered = coveredRun(row: y)
+                if zeroing {
+                    let low = covered?.lowerBound ?? width, high = covered.map { $0.upperBound + 1 } ?? width
+                    func zeroOutside(_ buffer: UnsafeMutablePointer<Float>) {
+                        buffer.update(repeating: 0, count: low)
+                        (buffer + high).update(repeating: 0, count: width - high)
+                    }
+                    for p in 0..<count { zeroOutside(outputs[p] + o) }
+                    if let coverage { zeroOutside(coverage + o) }
+                }
+                guard let whole = covered else { continue }
                 for part in columns?(y) ?? wholeRow {
                     let low = max(whole.lowerBound, part.lowerBound), high = min(whole.upperBound, part.upperBound - 1)
                     guard low <= high else { continue }
@@ -146,6 +160,10 @@ struct TwoPassWarp: Sendable {
                         // The general warp writes a coverage row (the same run).
                         let row = coverage.map { $0 + o } ?? spareCoverage
                         if coverage == nil { row.update(repeating: 0, count: width) }
+                        if zeroing {
+                            for p in 0..<count { (outputs[p] + o + run.lowerBound).update(repeating: 0, count: run.count) }
+                            if let coverage { (coverage + o + run.lowerBound).update(repeating: 0, count: run.count) }
+                        }
                         GeneralWarp.run(rows: y..<y + 1, width: width, matrix: m, geometry: geometry,
                                         interpolation: interpolation, sources: sources, outputs: outputs.map { $0 + o },
                                         coverage: row, columns: { _ in [run.lowerBound..<run.upperBound + 1] })
