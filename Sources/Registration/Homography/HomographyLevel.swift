@@ -94,17 +94,49 @@ struct HomographyLevel: Sendable {
             out.withUnsafeMutableBufferPointer { op in
                 guard let o = op.baseAddress else { return }
                 var k = 0
+                let half = 0.5 * unit
                 for r in 1...rows {
                     let up = b + (r - 1) * w, row = b + r * w, down = b + (r + 1) * w
-                    for x in columns {
-                        let gx = 0.5 * unit * (row[x + 1] - row[x - 1]), gy = 0.5 * unit * (down[x] - up[x])
+                    // 16 columns at a time (the same operations per lane as
+                    // the scalar tail, so the same bits), then the rest.
+                    var x = columns.lowerBound
+                    while x + 16 <= columns.upperBound {
+                        func load(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
+                            UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
+                        }
+                        let gx = half * (load(row + x + 1) - load(row + x - 1)), gy = half * (load(down + x) - load(up + x))
+                        let m = gx * gx + gy * gy
+                        // Finite magnitudes are below infinity; NaN compares false.
+                        UnsafeMutableRawPointer(o + k).storeBytes(
+                            of: m.replacing(with: 0, where: .!(m .< Float.infinity)), as: SIMD16<Float>.self)
+                        x += 16
+                        k += 16
+                    }
+                    while x < columns.upperBound {
+                        let gx = half * (row[x + 1] - row[x - 1]), gy = half * (down[x] - up[x])
                         let m = gx * gx + gy * gy
                         o[k] = m.isFinite ? m : 0
+                        x += 1
                         k += 1
                     }
                 }
             }
         }
+    }
+
+    /// How many of `values` exceed `threshold`.
+    static func count(_ values: UnsafeBufferPointer<Float>, above threshold: Float) -> Int {
+        guard let base = values.baseAddress else { return 0 }
+        var lanes = SIMD16<Int32>(), i = 0
+        let zero = SIMD16<Int32>()
+        while i + 16 <= values.count {
+            let v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<Float>.self)
+            lanes &+= zero.replacing(with: 1, where: v .> threshold)
+            i += 16
+        }
+        var total = Int(lanes.wrappedSum())
+        while i < values.count { if base[i] > threshold { total += 1 }; i += 1 }
+        return total
     }
 
     /// Grid used to spread the gradient-ranked selection over the image.
@@ -212,18 +244,30 @@ struct HomographyLevel: Sendable {
                     let threshold = magnitudes.withUnsafeBufferPointer {
                         MagnitudeSelection.select($0.baseAddress!, count: cellCount, rank: cellCount - quota)
                     }
-                    var above = 0
-                    for m in magnitudes where m > threshold { above += 1 }
-                    var ties = quota - above, k = 0
+                    let cellWidth = x1 - x0
                     magnitudes.withUnsafeBufferPointer { mp in
-                        for y in y0..<y1 { for x in x0..<x1 {
-                            let m = mp[k]
-                            k += 1
-                            if m > threshold || (m == threshold && ties > 0) {
-                                if m == threshold { ties -= 1 }
-                                chosen.append(y * w + x)
+                        let above = HomographyLevel.count(mp, above: threshold)
+                        var ties = quota - above
+                        // Scan order; a run of 16 below the threshold (most
+                        // of them: a cell keeps a few of its pixels) is
+                        // passed over at once.
+                        for y in y0..<y1 {
+                            let row = mp.baseAddress! + (y - y0) * cellWidth
+                            var i = 0
+                            while i < cellWidth {
+                                if i + 16 <= cellWidth,
+                                   !any(UnsafeRawPointer(row + i).loadUnaligned(as: SIMD16<Float>.self) .>= threshold) {
+                                    i += 16
+                                    continue
+                                }
+                                let m = row[i]
+                                if m > threshold || (m == threshold && ties > 0) {
+                                    if m == threshold { ties -= 1 }
+                                    chosen.append(y * w + x0 + i)
+                                }
+                                i += 1
                             }
-                        } }
+                        }
                     }
                 }
                 chosen.sort()
