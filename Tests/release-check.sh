@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release build users run, checked end to end (make test calls this).
+# The release build users run, checked end to end (make release-check; CI runs it right after make test).
 #
 # The Swift suites run a debug build, which compiles the resampling sums
 # without fused multiply-adds (TapSum.swift, FUSED_MULTIPLY_ADD); the release
