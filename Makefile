@@ -71,8 +71,7 @@ demo: release
 ## build checked end to end (make release-check: a release build of its own,
 ## about 5 minutes on 2 cores from clean) and the replay of the bad-input
 ## corpus under AddressSanitizer (make fuzz-replay: its own build, about 3
-## minutes). With them make test took 16.4 minutes in a fresh clone, past
-## its 15.
+## minutes); make test stays within its 15 minutes without them.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

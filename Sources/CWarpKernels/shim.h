@@ -41,10 +41,9 @@ static inline float warp_window6_u8(const uint8_t *s, ptrdiff_t stride, const fl
 //
 // 16 lanes rather than 8: the weights are a long chain of dependent
 // multiply-adds, and with 8 lanes the passes were bound by that chain's
-// latency (a 12 MP plane took 1.6× as long); with 16 each instruction
-// carries twice the lanes through the same chain. On CPUs without 512-bit
-// vectors the compiler splits each into two halves, the same work as 8 lanes
-// twice.
+// latency; with 16 each instruction carries twice the lanes through the
+// same chain. On CPUs without 512-bit vectors the compiler splits each
+// into two halves, the same work as 8 lanes twice.
 
 typedef float warp_f16 __attribute__((vector_size(64)));
 typedef int32_t warp_i16 __attribute__((vector_size(64)));
