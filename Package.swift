@@ -42,9 +42,12 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // The general warp's window sums in C vector extensions (header only).
         .systemLibrary(name: "CWarpKernels"),
+        // The frame store's quantisation and 8-bit median in C vector
+        // extensions (header only).
+        .systemLibrary(name: "CStoreKernels"),
 
         .target(name: "Registration", dependencies: ["CFFTW", "CBLAS", "CWarpKernels"]),
-        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CLCMS2", "CFITSIO", "CLibRaw", "CMalloc"]),
+        .target(name: "Stacker", dependencies: ["Registration", "CTurboJPEG", "CPNG", "CTIFF", "CHEIF", "CLCMS2", "CFITSIO", "CLibRaw", "CMalloc", "CStoreKernels"]),
         .executableTarget(name: "stack", dependencies: ["Stacker", "Registration"]),
 
         .target(name: "SceneGen", dependencies: ["Stacker"], path: "Samples/SceneGen/SceneGen"),

@@ -297,6 +297,34 @@ struct FrameStoreTests {
         #expect(UInt8.quantize(0.5 / 255) == 1)
     }
 
+    @Test("quantising with a gain and offset equals Normalization.apply then quantising, bit for bit, at every depth")
+    func quantisationNormalising() {
+        var rng = TestRandom(seed: 48)
+        var values: [Float] = (0..<997).map { _ in Float(rng.uniform() * 1.4 - 0.2) }
+        values += [.nan, .infinity, -.infinity, 0, 1, -0] + (0..<255).map { (Float($0) + 0.5) / 255 }
+        let coefficients: [(gain: Float, offset: Float)] = [(1.0173, -0.0031), (0.98, 0.004), (1, 0.5 / 255)]
+        for k in coefficients {
+            var normalised = values
+            normalised.withUnsafeMutableBufferPointer { Normalization.apply([k], to: [$0.baseAddress!], count: $0.count) }
+            var bytes = [UInt8](repeating: 7, count: values.count), expectedBytes = bytes
+            var shorts = [UInt16](repeating: 7, count: values.count), expectedShorts = shorts
+            var floats = [Float](repeating: 7, count: values.count), expectedFloats = floats
+            values.withUnsafeBufferPointer { v in
+                UInt8.store(v.baseAddress!, into: &bytes, count: v.count, normalising: k)
+                UInt16.store(v.baseAddress!, into: &shorts, count: v.count, normalising: k)
+                Float.store(v.baseAddress!, into: &floats, count: v.count, normalising: k)
+            }
+            normalised.withUnsafeBufferPointer { v in
+                UInt8.quantize(v.baseAddress!, into: &expectedBytes, count: v.count)
+                UInt16.quantize(v.baseAddress!, into: &expectedShorts, count: v.count)
+                Float.store(v.baseAddress!, into: &expectedFloats, count: v.count, normalising: nil)
+            }
+            #expect(bytes == expectedBytes && shorts == expectedShorts, "gain \(k.gain), offset \(k.offset)")
+            #expect(floats.map(\.bitPattern) == expectedFloats.map(\.bitPattern))
+            #expect(zip(normalised, expectedBytes).allSatisfy { $1 == UInt8.quantize($0) })
+        }
+    }
+
     @Test("an 8-bit store takes 3 bytes per RGB pixel and frame, and reduces like the per-pixel kernels")
     func eightBitStore() throws {
         let w = 23, h = 13, c = 3, n = 9

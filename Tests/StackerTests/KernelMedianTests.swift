@@ -160,4 +160,48 @@ struct KernelMedianTests {
         // Both odd and even counts, empty pixels and deep ones are exercised.
         #expect(counts.isSuperset(of: 0...64), "counts \(counts.sorted())")
     }
+
+    /// An 8-bit store sorts 32 pixels at a time as bytes where every frame
+    /// covers all 32, and 16 widened ones elsewhere: rows fully covered,
+    /// rows whose runs end inside a group of 32, and a row's tail shorter
+    /// than 32 must all give the sorted reference's bits.
+    @Test("8-bit median over groups of 32 fully covered pixels and the 16-pixel groups around them: the reference's bits",
+          arguments: [19, 20, 3])
+    func byteMedianOfThirtyTwo(frames n: Int) throws {
+        var rng = TestRandom(seed: 32 + UInt64(n))
+        let w = 101, h = 6, c = 2
+        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n, depth: .eight,
+                                   memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
+        // Rows 0–2 are covered by every frame; in rows 3–5 frame f's run ends
+        // at x = 101 − 3f (inside a group of 32), or starts at 5 in row 5.
+        func covers(_ f: Int, _ x: Int, _ y: Int) -> Bool {
+            switch y {
+            case 0...2: return true
+            case 3, 4: return x < w - 3 * f
+            default: return x >= 5
+            }
+        }
+        var values = [[[Float]]](repeating: [[Float]](repeating: [Float](repeating: 0, count: w * h), count: c), count: n)
+        for f in 0..<n {
+            for ch in 0..<c {
+                for p in 0..<(w * h) {
+                    let r = rng.uniform()
+                    values[f][ch][p] = r < 0.1 ? 1 : r < 0.2 ? 0 : Float(rng.uniform())
+                }
+            }
+            let cover = Plane(width: w, height: h, pixels: (0..<(w * h)).map { covers(f, $0 % w, $0 / w) ? 1 : 0 })
+            try store.store(frame: f, planes: values[f].map { Plane(width: w, height: h, pixels: $0) }, coverage: cover)
+        }
+        let result = try store.reduce(.median, weights: [Float](repeating: 1, count: n), threads: 2)
+        var mismatches = 0
+        for ch in 0..<c {
+            for p in 0..<(w * h) {
+                let covered = (0..<n).filter { covers($0, p % w, p / w) }
+                    .map { Float(UInt8.quantize(values[$0][ch][p])) * UInt8.scale }
+                if result.image.planes[ch].pixels[p] != Self.reference(covered) { mismatches += 1 }
+                if ch == 0 { #expect(result.coverageCount.pixels[p] == Float(covered.count)) }
+            }
+        }
+        #expect(mismatches == 0)
+    }
 }

@@ -164,6 +164,9 @@ final class StripScratch {
     /// frame's coverage as an or-mask (0 where covered, all ones where not).
     let lanes: UnsafeMutablePointer<SIMD16<UInt16>>
     let orMask: UnsafeMutablePointer<SIMD16<UInt16>>
+    /// 32 bytes per frame, 64-byte aligned: an 8-bit store's median over
+    /// 32 pixels every frame covers (`StoreKernels.medianOfThirtyTwo`).
+    let byteLanes: UnsafeMutableRawPointer
     let w: UnsafeMutablePointer<SIMD8<Float>>
     let penalty: UnsafeMutablePointer<SIMD8<Float>>
     /// Sigma-clip's deviations from the median, per frame.
@@ -193,6 +196,7 @@ final class StripScratch {
         v = .allocate(capacity: self.frames)
         lanes = .allocate(capacity: self.frames)
         orMask = .allocate(capacity: self.frames)
+        byteLanes = .allocate(byteCount: 32 * self.frames, alignment: 64)
         w = .allocate(capacity: self.frames)
         penalty = .allocate(capacity: self.frames)
         deviations = .allocate(capacity: self.frames)
@@ -207,7 +211,7 @@ final class StripScratch {
     }
 
     deinit {
-        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); levelCounts.deallocate(); lanes.deallocate(); orMask.deallocate()
+        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); levelCounts.deallocate(); lanes.deallocate(); orMask.deallocate(); byteLanes.deallocate()
         values.deallocate(); weights.deallocate(); pixelOut.deallocate(); countRow.deallocate()
     }
 }
@@ -302,21 +306,67 @@ struct StripJob: @unchecked Sendable {
     /// `Median.inPlace` does, so every path gives the same bits.
     private func reduceRowMedian<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                   as _: T.Type) {
-        let n = store.frameCount, scale = T.scale, v = s.lanes
+        if T.self == UInt8.self { return reduceRowMedianOfBytes(y, net, s) }
         forEachSixteen(y, s, as: T.self, warm: true) { count, lanes, out in
-            net.sort(v)
-            if lanes == 16 && count == SIMD16(repeating: UInt16(truncatingIfNeeded: n)) {
-                // Every frame covers all 16 pixels (most of the image):
-                // the same median for each lane, computed 16 at a time.
-                let lo = SIMD16<Float>(v[(n - 1) / 2]), hi = SIMD16<Float>(v[n / 2])
-                let median = 0.5 * (lo * scale + hi * scale)
-                UnsafeMutableRawPointer(out).storeBytes(of: median, as: SIMD16<Float>.self)
-                return
+            medianOfSixteen(net, s, count: count, lanes: lanes, out: out, as: T.self)
+        }
+    }
+
+    /// `reduceRowMedian` of an 8-bit store. Where every frame covers 32
+    /// neighbouring pixels (most of the image) they are sorted as bytes,
+    /// 32 to a vector (`StoreKernels.medianOfThirtyTwo`), where the widened
+    /// samples fill 16: the same samples in the same order, so the same
+    /// bits. Other groups take the 16-lane path.
+    private func reduceRowMedianOfBytes(_ y: Int, _ net: SortingNetwork, _ s: StripScratch) {
+        let wd = store.width, n = store.frameCount, c = store.channels
+        let rowSamples = store.samples(as: UInt8.self) + y * n * c * wd
+        let runs = store.spans + y * n
+        let countOut = countRow(y, s)
+        Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd, scratch: s)
+        var x0 = 0
+        while x0 < wd {
+            var whole = x0 + 32 <= wd
+            var f = 0
+            while whole && f < n {
+                whole = Int(runs[f].x) <= x0 && x0 + 32 <= Int(runs[f].y)
+                f += 1
             }
-            for l in 0..<lanes {
-                let k = Int(count[l])
-                out[l] = k == 0 ? 0 : 0.5 * (Float(v[(k - 1) / 2][l]) * scale + Float(v[k / 2][l]) * scale)
+            guard whole else {
+                let lanes = min(16, wd - x0)
+                sixteen(at: x0, lanes: lanes, rowSamples: rowSamples, runs: runs, countOut: countOut, y: y, s,
+                        as: UInt8.self) { count, lanes, out in
+                    medianOfSixteen(net, s, count: count, lanes: lanes, out: out, as: UInt8.self)
+                }
+                x0 += lanes
+                continue
             }
+            (countOut + x0).update(repeating: Float(n), count: 32)
+            for ch in 0..<c {
+                StoreKernels.medianOfThirtyTwo(rowSamples + ch * wd + x0, stride: c * wd, network: net,
+                                               scratch: s.byteLanes, scale: UInt8.scale, into: outputs[ch] + y * wd + x0)
+            }
+            x0 += 32
+        }
+    }
+
+    /// The median of one group of up to 16 pixels whose samples
+    /// `forEachSixteen` put in `s.lanes`, into `out`.
+    @inline(__always)
+    private func medianOfSixteen<T: StoredSample>(_ net: SortingNetwork, _ s: StripScratch, count: SIMD16<UInt16>,
+                                                  lanes: Int, out: UnsafeMutablePointer<Float>, as _: T.Type) {
+        let n = store.frameCount, scale = T.scale, v = s.lanes
+        net.sort(v)
+        if lanes == 16 && count == SIMD16(repeating: UInt16(truncatingIfNeeded: n)) {
+            // Every frame covers all 16 pixels: the same median for each
+            // lane, computed 16 at a time.
+            let lo = SIMD16<Float>(v[(n - 1) / 2]), hi = SIMD16<Float>(v[n / 2])
+            let median = 0.5 * (lo * scale + hi * scale)
+            UnsafeMutableRawPointer(out).storeBytes(of: median, as: SIMD16<Float>.self)
+            return
+        }
+        for l in 0..<lanes {
+            let k = Int(count[l])
+            out[l] = k == 0 ? 0 : 0.5 * (Float(v[(k - 1) / 2][l]) * scale + Float(v[k / 2][l]) * scale)
         }
     }
 
@@ -335,23 +385,34 @@ struct StripJob: @unchecked Sendable {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
-        let v = s.lanes, uncovered = s.orMask
         let countOut = countRow(y, s)
         if warm {
             Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd * MemoryLayout<T>.stride, scratch: s)
         }
         var x0 = 0
         while x0 < wd {
-            let lanes = min(16, wd - x0)
-            let count = Self.coverage16(runs, frames: n, from: x0, uncovered: uncovered)
-            for l in 0..<lanes { countOut[x0 + l] = Float(count[l]) }
-            for ch in 0..<c {
-                for f in 0..<n {
-                    v[f] = T.load16(rowSamples + (f * c + ch) * wd + x0, lanes: lanes) | uncovered[f]
-                }
-                body(count, lanes, outputs[ch] + y * wd + x0)
-            }
+            sixteen(at: x0, lanes: min(16, wd - x0), rowSamples: rowSamples, runs: runs, countOut: countOut, y: y, s,
+                    as: T.self, body)
             x0 += 16
+        }
+    }
+
+    /// `forEachSixteen`'s work for the group of `lanes` (≤ 16) pixels at `x0`.
+    @inline(__always)
+    func sixteen<T: StoredSample>(
+        at x0: Int, lanes: Int, rowSamples: UnsafePointer<T>, runs: UnsafePointer<SIMD2<Int32>>,
+        countOut: UnsafeMutablePointer<Float>, y: Int, _ s: StripScratch, as _: T.Type,
+        _ body: (_ count: SIMD16<UInt16>, _ lanes: Int, _ out: UnsafeMutablePointer<Float>) -> Void
+    ) {
+        let wd = store.width, n = store.frameCount, c = store.channels
+        let v = s.lanes, uncovered = s.orMask
+        let count = Self.coverage16(runs, frames: n, from: x0, uncovered: uncovered)
+        for l in 0..<lanes { countOut[x0 + l] = Float(count[l]) }
+        for ch in 0..<c {
+            for f in 0..<n {
+                v[f] = T.load16(rowSamples + (f * c + ch) * wd + x0, lanes: lanes) | uncovered[f]
+            }
+            body(count, lanes, outputs[ch] + y * wd + x0)
         }
     }
 

@@ -262,9 +262,8 @@ public final class FrameStore: @unchecked Sendable {
         while y < rows.upperBound {
             let pass = y..<min(rows.upperBound, y + band.rows)
             frame.warp(rows: pass, into: band.planes, coverage: coverage)
-            Normalization.apply(gains, to: band.planes, count: pass.count * width)
             writeRows((pass.lowerBound - shift)..<(pass.upperBound - shift), frame: index,
-                      samples: band.planes.map { UnsafePointer($0) }, coverage: band.mask,
+                      samples: band.planes.map { UnsafePointer($0) }, coverage: band.mask, gains: gains,
                       knownRuns: { frame.coveredColumns(row: $0 + shift) })
             y = pass.upperBound
         }
@@ -300,23 +299,30 @@ public final class FrameStore: @unchecked Sendable {
 
     /// Quantises rows `rows` of frame `index` into the store: `samples` (one
     /// per channel) and `coverage` each hold `rows.count × width` floats,
-    /// row `rows.lowerBound` first. `knownRuns`, when it answers for a row
+    /// row `rows.lowerBound` first; channel `c` is first taken to `gain ·
+    /// v + offset` by `gains[c]` (`Normalization.apply`'s arithmetic, as the
+    /// samples are read: the caller's buffers are left as they are; missing
+    /// or `(1, 0)` gains leave a channel as it is). `knownRuns`, when it answers for a row
     /// (`RowWarper.coveredColumns`), gives that row's
     /// covered run without a scan of `coverage` (the same run: coverage is
     /// 1 exactly there).
     private func writeRows(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
-                           coverage mask: UnsafePointer<Float>, knownRuns: (Int) -> Range<Int>? = { _ in nil }) {
+                           coverage mask: UnsafePointer<Float>, gains: [(gain: Float, offset: Float)] = [],
+                           knownRuns: (Int) -> Range<Int>? = { _ in nil }) {
+        let k = (0..<channels).map { c -> (gain: Float, offset: Float)? in
+            c < gains.count && (gains[c].gain != 1 || gains[c].offset != 0) ? gains[c] : nil
+        }
         switch depth {
-        case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt8.self)
-        case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: UInt16.self)
-        case .float32: writeRows(rows, frame: index, samples: source, coverage: mask, knownRuns: knownRuns, as: Float.self)
+        case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, gains: k, knownRuns: knownRuns, as: UInt8.self)
+        case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, gains: k, knownRuns: knownRuns, as: UInt16.self)
+        case .float32: writeRows(rows, frame: index, samples: source, coverage: mask, gains: k, knownRuns: knownRuns, as: Float.self)
         }
         buffer.noteWritten(rows.count * channels * width * depth.bytes)
     }
 
     private func writeRows<T: StoreElement>(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
-                                            coverage mask: UnsafePointer<Float>, knownRuns: (Int) -> Range<Int>?,
-                                            as _: T.Type) {
+                                            coverage mask: UnsafePointer<Float>, gains: [(gain: Float, offset: Float)?],
+                                            knownRuns: (Int) -> Range<Int>?, as _: T.Type) {
         let w = width, n = frameCount, c = channels
         let s = samples(as: T.self), runs = spans
         // A mapped file's rows are quantised here and written with `pwrite`
@@ -328,10 +334,10 @@ public final class FrameStore: @unchecked Sendable {
             for ch in 0..<c {
                 let element = ((y * n + index) * c + ch) * w
                 if let row {
-                    T.store(source[ch] + at, into: row, count: w)
+                    T.store(source[ch] + at, into: row, count: w, normalising: gains[ch])
                     buffer.write(row, count: w * MemoryLayout<T>.stride, at: element * MemoryLayout<T>.stride)
                 } else {
-                    T.store(source[ch] + at, into: s + element, count: w)
+                    T.store(source[ch] + at, into: s + element, count: w, normalising: gains[ch])
                 }
             }
             if let known = knownRuns(y) {

@@ -8,8 +8,10 @@ protocol StoreElement: Sendable {
     /// The element as a float, before `scale`.
     var floatValue: Float { get }
     /// Stores `count` values from `source` into `destination` (quantised for
-    /// integers; floats as they are, NaN as 0).
-    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>, count: Int)
+    /// integers; floats as they are, NaN as 0), each first taken to `gain ·
+    /// v + offset` with `normalising` (`Normalization.apply`'s arithmetic).
+    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>, count: Int,
+                      normalising: (gain: Float, offset: Float)?)
     /// Eight consecutive elements from `p` as floats, before `scale` (the
     /// first `lanes` of them; the rest 0), without reading past `p + lanes`.
     static func load8(_ p: UnsafePointer<Self>, lanes: Int) -> SIMD8<Float>
@@ -25,9 +27,10 @@ extension Float: StoreElement {
     @inline(__always)
     static func load8(_ p: UnsafePointer<Float>, lanes: Int) -> SIMD8<Float> { StripJob.load8(p, lanes) }
 
-    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
+    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int,
+                      normalising k: (gain: Float, offset: Float)?) {
         for i in 0..<count {
-            let v = source[i]
+            let v = k.map { $0.gain * source[i] + $0.offset } ?? source[i]
             destination[i] = v.isNaN ? 0 : v
         }
     }

@@ -39,12 +39,6 @@ extension StoredSample {
         SIMD8<Float>(StripJob.load8(p, lanes))
     }
 
-    /// `quantize(_:into:count:)`.
-    @inline(__always)
-    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>, count: Int) {
-        quantize(source, into: destination, count: count)
-    }
-
     /// `round(clamp(v, 0, 1) · max)`, halves rounded up, NaN → 0.
     @inline(__always)
     static func quantize(_ v: Float) -> Self {
@@ -52,38 +46,31 @@ extension StoredSample {
         return Self(c * levels + 0.5)
     }
 
-    /// Quantises `count` floats from `source` into `destination`, eight at a
-    /// time, with exactly `quantize`'s result for every value.
-    ///
-    /// The scalar `Self(Float)` conversion checks its range and does not
-    /// vectorise, so the
-    /// floor of `y = c · max + 0.5` (0 ≤ y < 2²²) is taken instead by adding
-    /// and subtracting 1.5 · 2²³, which rounds to the nearest integer, and
-    /// stepping down where that rounded up; the integer is then the low
-    /// bits of `floor(y) + 1.5 · 2²³`.
+    /// Quantises `count` floats from `source` into `destination` with
+    /// exactly `quantize`'s result for every value (`StoreKernels`, 16 at a
+    /// time).
     static func quantize(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>,
                          count: Int) {
-        let magic = SIMD8<Float>(repeating: 12_582_912)
-        let top = SIMD8<Float>(repeating: levels)
-        let from = UnsafeRawPointer(source)
-        let to = UnsafeMutableRawPointer(destination)
-        var i = 0
-        while i + 8 <= count {
-            let v = from.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            // Clamp to 0…1 with NaN → 0: comparisons with NaN are false.
-            var c = SIMD8<Float>(repeating: 0).replacing(with: v, where: v .> 0)
-            c = c.replacing(with: 1, where: c .> 1)
-            let y = c * top + 0.5
-            var r = (y + magic) - magic
-            r = r.replacing(with: r - 1, where: r .> y)
-            let bits = unsafeBitCast(r + magic, to: SIMD8<UInt32>.self)
-            to.storeBytes(of: SIMD8<Self>(truncatingIfNeeded: bits), toByteOffset: i * MemoryLayout<Self>.stride,
-                          as: SIMD8<Self>.self)
-            i += 8
-        }
-        while i < count {
-            destination[i] = quantize(source[i])
-            i += 1
+        store(source, into: destination, count: count, normalising: nil)
+    }
+
+    /// `quantize(_:into:count:)` of `gain · v + offset` with `normalising`
+    /// (the product and the sum rounded as `Normalization.apply` rounds them).
+    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>, count: Int,
+                      normalising k: (gain: Float, offset: Float)?) {
+        if Self.self == UInt8.self {
+            destination.withMemoryRebound(to: UInt8.self, capacity: count) {
+                StoreKernels.quantize(source, into: $0, count: count, normalising: k)
+            }
+        } else if Self.self == UInt16.self {
+            destination.withMemoryRebound(to: UInt16.self, capacity: count) {
+                StoreKernels.quantize(source, into: $0, count: count, normalising: k)
+            }
+        } else {
+            for i in 0..<count {
+                let v = k.map { $0.gain * source[i] + $0.offset } ?? source[i]
+                destination[i] = quantize(v)
+            }
         }
     }
 }

@@ -1,0 +1,39 @@
+internal import CStoreKernels
+
+// The one file that imports `CStoreKernels`: the frame store's quantisation
+// and the 8-bit median over 32 pixels, in C vector code (Swift's 32-byte SIMD
+// types compare and select lane by lane; see the shim's header comment).
+
+/// The C kernels of the frame store, with the Swift code's bits.
+enum StoreKernels {
+    /// `round(clamp(v′, 0, 1) · 255)`, halves up and NaN → 0, of `count`
+    /// floats from `source` into `destination`, where `v′ = gain · v +
+    /// offset` with `normalising` and `v` without it; the product and the sum
+    /// round separately, as `Normalization.apply` rounds them.
+    @inline(__always)
+    static func quantize(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<UInt8>, count: Int,
+                         normalising k: (gain: Float, offset: Float)?) {
+        store_quantize_u8(source, destination, count, k == nil ? 0 : 1, k?.gain ?? 1, k?.offset ?? 0)
+    }
+
+    /// The same into 16-bit samples (× 65535).
+    @inline(__always)
+    static func quantize(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<UInt16>, count: Int,
+                         normalising k: (gain: Float, offset: Float)?) {
+        store_quantize_u16(source, destination, count, k == nil ? 0 : 1, k?.gain ?? 1, k?.offset ?? 0)
+    }
+
+    /// The median of 32 neighbouring pixels that every one of the network's
+    /// `count` frames covers, frame `f`'s 32 bytes at `base + f · stride`:
+    /// sorted per pixel by `network` in `scratch` (32 bytes per frame, 32-byte
+    /// aligned), each pixel's median `0.5 · (lo · scale + hi · scale)` of its
+    /// two middle samples into `out[0..<32]`, as the 16-lane median computes it.
+    @inline(__always)
+    static func medianOfThirtyTwo(_ base: UnsafePointer<UInt8>, stride: Int, network: SortingNetwork,
+                                  scratch: UnsafeMutableRawPointer, scale: Float, into out: UnsafeMutablePointer<Float>) {
+        network.pairs.withUnsafeBufferPointer { pairs in
+            store_median_bytes32(base, stride, network.count, scratch,
+                                 pairs.baseAddress, pairs.count / 2, scale, out)
+        }
+    }
+}
