@@ -53,12 +53,12 @@ typedef uint8_t warp_b16 __attribute__((vector_size(16)));
 #define WARP_LANES 16
 #define WARP_LOADS 8
 
-// Coefficients per polynomial of `warp_lane_taps` (degree 4, lowest first).
-#define WARP_POLY_TERMS 5
+// Coefficients per polynomial of `warp_lane_taps` (degree 3, lowest first).
+#define WARP_POLY_TERMS 4
 
 // Σ c[i]·x^i by Horner's rule, each step one multiply-add.
 static inline warp_f16 warp_poly(const float *c, warp_f16 x) {
-    return (((c[4] * x + c[3]) * x + c[2]) * x + c[1]) * x + c[0];
+    return ((c[3] * x + c[2]) * x + c[1]) * x + c[0];
 }
 
 // `a` in the lanes of `mask` (all ones), `b` in the others.

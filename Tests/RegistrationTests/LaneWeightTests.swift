@@ -36,9 +36,9 @@ struct LaneWeightTests {
         return (worst, sumError)
     }
 
-    /// Lanczos-3: the fit (degree 4 in 8g² − 1) leaves 6e-7 against the
-    /// exact kernel; the bound 2e-6 adds the `Float` evaluation of both
-    /// sides. The 4096-phase table the general warp uses is off by up to
+    /// Lanczos-3: the fit (degree 3 in 8g² − 1, least largest error)
+    /// leaves 3.7e-6 against the exact kernel; the bound 5e-6 adds the
+    /// `Float` evaluation of both sides. The 4096-phase table the general warp uses is off by up to
     /// 1.7e-4, so the lanes are the closer of the two. Bilinear and cubic
     /// are low-degree polynomials: exact to rounding.
     @Test("each lane's weights are its kernel's at its exact offset, on the loads its taps fall on, summing to 1",
@@ -61,9 +61,9 @@ struct LaneWeightTests {
         }
         let kernel = try #require(LaneWeightPolynomials.of(interpolation))
         print("LaneWeights \(interpolation): max difference \(worst) from the kernel, \(kernel.tableError) from its table; sum within \(sumError) of 1")
-        #expect(worst <= 2e-6, "max difference \(worst)")
+        #expect(worst <= 5e-6, "max difference \(worst)")
         #expect(sumError <= 1e-6, "weight sum off by \(sumError)")
-        #expect(kernel.tableError <= 1e-6, "table difference \(kernel.tableError)")
+        #expect(kernel.tableError <= 5e-6, "table difference \(kernel.tableError)")
     }
 
     @Test("a kernel the polynomial form cannot hold (.nearest, 1 tap) is refused")

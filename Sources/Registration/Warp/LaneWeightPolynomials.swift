@@ -9,19 +9,27 @@
 /// fractional offset and `g = f − 1/2`, a symmetric kernel (`w_i(f) =
 /// w_{5−i}(1 − f)`) has `w_i = E_i(g) + g·O_i(g)` and `w_{5−i} = E_i(g) −
 /// g·O_i(g)` with `E_i` and `O_i` even in `g`, so functions of `g²`. Each
-/// is a polynomial of degree 4 in `x = 8g² − 1` (which spans [−1, 1]),
-/// fitted by least squares to the kernel's phase table (`WeightTable`),
-/// except `E2`, which is `1/2 − E0 − E1` so that the 6 weights sum to 1.
+/// is a polynomial of degree 3 in `x = 8g² − 1` (which spans [−1, 1]),
+/// fitted to the kernel's phase table (`WeightTable`) for the least largest
+/// error it leaves in the weights (`minimax`), except `E2`, which is
+/// `1/2 − E0 − E1` so that the 6 weights sum to 1.
 ///
-/// Lanczos-3's weights come within 6e-7 of the exact kernel this way
-/// (the 4096-phase table's rounding of the offset moves them by up to
-/// 1.7e-4); bilinear and Keys cubic are polynomials of lower degree and
-/// come out exact to rounding. `init` measures the fit against the table
-/// and refuses a kernel the form does not hold (`LaneWeightTests`).
+/// Lanczos-3's weights come within 3.7e-6 of the exact kernel this way
+/// (degree 4 would give 2e-7 for 5 more multiply-adds per 16 outputs and
+/// pass; the general warp's 4096-phase table rounds the offset, which moves
+/// its weights by up to 1.7e-4); bilinear and Keys cubic are polynomials of
+/// lower degree and come out exact to rounding. `init` measures the fit
+/// against the table and refuses a kernel the form does not hold
+/// (`LaneWeightTests`).
 struct LaneWeightPolynomials: Sendable {
-    /// Coefficients per polynomial (degree 4), lowest first: the C kernel's
+    /// Coefficients per polynomial (degree 3), lowest first: the C kernel's
     /// `WARP_POLY_TERMS`.
-    static let terms = 5
+    static let terms = 4
+    /// Every how many of the phase table's phases the fit runs on (the
+    /// result is measured on all of them).
+    static let fitStride = 4
+    /// Iterations of Lawson's algorithm per polynomial.
+    static let lawsonIterations = 30
     /// Taps of the frame every kernel is placed in.
     static let taps = 6
     /// Offset of the frame's first tap from `floor(x)`.
@@ -53,23 +61,26 @@ struct LaneWeightPolynomials: Sendable {
             let g = Double(p) / Double(phases) - 0.5, x = 8 * g * g - 1
             return (g, (1..<n).reduce(into: [1.0]) { powers, _ in powers.append(powers.last! * x) })
         }
-        // Normal equations, one Gram matrix for the 5 right-hand sides; the
-        // phase at g = 0 is left out (O's quotient by g).
-        var gram = [Double](repeating: 0, count: n * n)
-        var sums = [[Double]](repeating: [Double](repeating: 0, count: n), count: 5)
-        for p in 0..<phases where 2 * p != phases {
-            let (g, powers) = frame(p)
-            let targets = (0..<2).map { (weight(p, $0) + weight(p, 5 - $0)) / 2 }
-                        + (0..<3).map { (weight(p, $0) - weight(p, 5 - $0)) / (2 * g) }
-            for r in 0..<n {
-                for c in 0..<n { gram[r * n + c] += powers[r] * powers[c] }
-                for k in 0..<5 { sums[k][r] += powers[r] * targets[k] }
-            }
-        }
+        // Each part alone, on every `fitStride`-th phase, fitted for the
+        // least largest error it leaves in the weights. An odd part reaches
+        // the weights times g, so its error is measured so (and the phase
+        // at g = 0 is left out: O is a quotient by g).
         var coefficients: [Float] = []
         for k in 0..<5 {
-            guard let solution = HomographyLinearAlgebra.solveSymmetric(gram, sums[k], n: n) else { return nil }
-            coefficients += solution.map { Float($0) }
+            var powers: [Double] = [], targets: [Double] = [], scales: [Double] = []
+            for p in Swift.stride(from: 0, to: phases, by: Self.fitStride) where k < 2 || 2 * p != phases {
+                let (g, row) = frame(p)
+                powers += row
+                if k < 2 {
+                    targets.append((weight(p, k) + weight(p, 5 - k)) / 2)
+                    scales.append(1)
+                } else {
+                    targets.append((weight(p, k - 2) - weight(p, 7 - k)) / (2 * g))
+                    scales.append(abs(g))
+                }
+            }
+            guard let fit = Self.minimax(powers: powers, targets: targets, scales: scales, terms: n) else { return nil }
+            coefficients += fit.map { Float($0) }
         }
         self.coefficients = coefficients
         var worst = 0.0
@@ -79,6 +90,40 @@ struct LaneWeightPolynomials: Sendable {
         }
         tableError = worst
         guard worst <= Self.tolerance else { return nil }
+    }
+
+    /// The coefficients of the polynomial of `terms` terms (rows of
+    /// `powers`, `terms` each) with the least largest `scales[i] ·
+    /// |P(x_i) − targets[i]|` that `lawsonIterations` of Lawson's algorithm
+    /// find: least squares, each point's weight then multiplied by its
+    /// error, the best fit met kept. Nil when the first system is singular.
+    private static func minimax(powers: [Double], targets: [Double], scales: [Double], terms n: Int) -> [Double]? {
+        let m = targets.count
+        var weights = [Double](repeating: 1, count: m)
+        var best: (error: Double, fit: [Double])?
+        for _ in 0..<lawsonIterations {
+            var gram = [Double](repeating: 0, count: n * n), sums = [Double](repeating: 0, count: n)
+            for i in 0..<m {
+                let w = weights[i] * scales[i] * scales[i], row = i * n
+                for r in 0..<n {
+                    for c in 0..<n { gram[r * n + c] += w * powers[row + r] * powers[row + c] }
+                    sums[r] += w * powers[row + r] * targets[i]
+                }
+            }
+            guard let fit = HomographyLinearAlgebra.solveSymmetric(gram, sums, n: n) else { break }
+            var errors = [Double](repeating: 0, count: m), worst = 0.0, total = 0.0
+            for i in 0..<m {
+                var value = 0.0
+                for r in 0..<n { value += powers[i * n + r] * fit[r] }
+                errors[i] = scales[i] * abs(value - targets[i])
+                worst = max(worst, errors[i])
+                total += weights[i] * errors[i]
+            }
+            if best.map({ worst < $0.error }) ?? true { best = (worst, fit) }
+            guard total > 0, worst > 1e-12 else { break }      // exact: nothing to spread
+            for i in 0..<m { weights[i] *= errors[i] / total }
+        }
+        return best?.fit
     }
 
     /// The 6 frame taps' weights at fractional offset `f`, the `Float`

@@ -18,7 +18,7 @@
 /// neighbouring indices and 8 shifted vector loads hold all their taps (6
 /// when all 16 start at the same index, as most do); each lane computes its
 /// weights at its exact offset from the kernel's `LaneWeightPolynomials`
-/// (within 6e-7 of Lanczos-3; the general warp's phase table rounds
+/// (within 3.7e-6 of Lanczos-3; the general warp's phase table rounds
 /// positions to the nearest of 4096 phases).
 ///
 /// **Admissible transforms** (else `init` returns nil and the caller keeps
