@@ -42,4 +42,48 @@ enum MagnitudeSelection {
         }
         return Float(bitPattern: result)
     }
+
+    /// `select(values, count:, rank:)` exactly, for a rank near the top
+    /// (few values above it, as a cell's strongest gradients): a bound just
+    /// below the value is read off a strided sample of at most
+    /// `sampleSize` values, the values at or above it gathered into
+    /// `scratch`, and the value selected among those alone. The values at
+    /// or above a bound are the top of the sorted order, so when they
+    /// number at least `count − rank` the value of rank `rank` is theirs of
+    /// rank `rank − (count − gathered)`; otherwise (a sample that missed)
+    /// every value is searched. About three passes over the values where
+    /// `select` makes one per bit.
+    static func selectNearTop(_ values: UnsafePointer<Float>, count: Int, rank: Int,
+                              scratch: inout [Float]) -> Float {
+        precondition(rank >= 0 && rank < count, "MagnitudeSelection.selectNearTop: rank \(rank) of \(count)")
+        let wanted = count - rank                           // values at or above the result
+        guard count > 4 * sampleSize, wanted <= count / 64 else {
+            return select(values, count: count, rank: rank)
+        }
+        let step = count / sampleSize
+        scratch.removeAll(keepingCapacity: true)
+        for k in 0..<sampleSize { scratch.append(values[k * step]) }
+        // The sample's rank at which about 2 × `wanted` of all values lie above, less a margin.
+        let above = min(sampleSize - 1, 2 * wanted * sampleSize / count + 8)
+        let bound = scratch.withUnsafeBufferPointer {
+            select($0.baseAddress!, count: sampleSize, rank: sampleSize - 1 - above)
+        }
+        scratch.removeAll(keepingCapacity: true)
+        var i = 0
+        while i < count {
+            if i + 16 <= count, !any(UnsafeRawPointer(values + i).loadUnaligned(as: SIMD16<Float>.self) .>= bound) {
+                i += 16
+                continue
+            }
+            if values[i] >= bound { scratch.append(values[i]) }
+            i += 1
+        }
+        guard scratch.count >= wanted else { return select(values, count: count, rank: rank) }
+        return scratch.withUnsafeBufferPointer {
+            select($0.baseAddress!, count: $0.count, rank: $0.count - wanted)
+        }
+    }
+
+    /// Values `selectNearTop` samples for its bound.
+    static let sampleSize = 1024
 }

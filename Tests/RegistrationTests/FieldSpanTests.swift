@@ -107,6 +107,34 @@ struct FieldSpanTests {
         }
     }
 
+    @Test("the near-top selection returns the value a full sort puts at the rank: sampled bounds that hold, miss, and tie")
+    func selectionNearTop() {
+        var u = Uniform(state: 43)
+        var scratch = [Float]()
+        for count in [5000, 62_500, 100_003] {
+            // Smooth magnitudes with a few strong ones; the same on a coarse
+            // grid (ties at the rank); and the strongest exactly where the
+            // strided sample looks, so its bound sits above the wanted value
+            // when more than 1024 are wanted (every value is then searched).
+            let step = count / MagnitudeSelection.sampleSize
+            let kinds: [[Float]] = [
+                (0..<count).map { _ in Float(abs(u.next())) * (abs(u.next()) > 0.995 ? 10 : 1) },
+                (0..<count).map { _ in Float((abs(u.next()) * 16).rounded()) / 16 },
+                (0..<count).map { i in i % step == 0 ? 10 : (i % 97 == 0 ? 2 + Float(abs(u.next())) : Float(abs(u.next())) * 0.1) },
+            ]
+            for (kind, values) in kinds.enumerated() {
+                let sorted = values.sorted()
+                for quota in [1, 17, 85, count / 200, count / 64] {
+                    let rank = count - quota
+                    let picked = values.withUnsafeBufferPointer {
+                        MagnitudeSelection.selectNearTop($0.baseAddress!, count: count, rank: rank, scratch: &scratch)
+                    }
+                    #expect(picked == sorted[rank], "count \(count), kind \(kind), quota \(quota)")
+                }
+            }
+        }
+    }
+
     @Test("tile costs and deviations in lanes agree with scalar sums in Double to 1e-5")
     func laneSums() {
         let width = 61, height = 47

@@ -226,7 +226,7 @@ struct HomographyLevel: Sendable {
             @inline(__always) func gradient(_ x: Int, _ y: Int) -> (Float, Float) {
                 (0.5 * unit * (at(x + 1, y) - at(x - 1, y)), 0.5 * unit * (at(x, y + 1) - at(x, y - 1)))
             }
-            var chosen = [Int](), magnitudes = [Float]()
+            var chosen = [Int](), magnitudes = [Float](), nearTop = [Float]()
             if !selects {
                 for y in y0..<y1 { for x in 1..<(w - 1) { chosen.append(y * w + x) } }
             } else {
@@ -235,14 +235,15 @@ struct HomographyLevel: Sendable {
                     let cellCount = (x1 - x0) * (y1 - y0)
                     let quota = min(cellCount, maxSamples * cellCount / interior)
                     guard quota > 0 else { continue }
-                    // The `quota` largest magnitudes: their threshold found
-                    // bit by bit (`MagnitudeSelection`, no data-dependent
-                    // branch; the value a sort would place there), ties
-                    // taken in scan order.
+                    // The `quota` largest magnitudes: their threshold is
+                    // the value a sort would place there
+                    // (`MagnitudeSelection.selectNearTop`), ties taken in
+                    // scan order.
                     HomographyLevel.gradientMagnitudes(band, width: w, rows: y1 - y0, columns: x0..<x1, unit: unit,
                                                        into: &magnitudes)
                     let threshold = magnitudes.withUnsafeBufferPointer {
-                        MagnitudeSelection.select($0.baseAddress!, count: cellCount, rank: cellCount - quota)
+                        MagnitudeSelection.selectNearTop($0.baseAddress!, count: cellCount, rank: cellCount - quota,
+                                                         scratch: &nearTop)
                     }
                     let cellWidth = x1 - x0
                     magnitudes.withUnsafeBufferPointer { mp in
