@@ -21,22 +21,49 @@ typedef uint16_t store_h16 __attribute__((vector_size(32)));
 typedef int32_t store_i16 __attribute__((vector_size(64)));
 typedef float store_f16 __attribute__((vector_size(64)));
 
-// The median of 32 neighbouring pixels that all `n` frames cover, each
-// frame's 32 bytes at base + f·stride: the samples are sorted per lane in
-// `scratch` (n vectors) by the comparator list `pairs` (`count` pairs
-// (low, high), a sorting network for n inputs; 32-byte aligned), and lane l's median is
-// 0.5 · (lo · scale + hi · scale) with lo, hi its samples n−1 >> 1 and
-// n >> 1 as floats, into out[l].
-static inline void store_median_bytes32(const uint8_t *base, ptrdiff_t stride, ptrdiff_t n, void *scratch_bytes,
-                                        const int32_t *pairs, ptrdiff_t count, float scale, float *out) {
-    store_b32 *scratch = (store_b32 *)scratch_bytes;
-    for (ptrdiff_t f = 0; f < n; f++) __builtin_memcpy(&scratch[f], base + f * stride, sizeof(store_b32));
-    for (ptrdiff_t i = 0; i < count; i++) {
-        store_b32 x = scratch[pairs[2 * i]], y = scratch[pairs[2 * i + 1]];
-        scratch[pairs[2 * i]] = __builtin_elementwise_min(x, y);
-        scratch[pairs[2 * i + 1]] = __builtin_elementwise_max(x, y);
+// Largest frame count `store_median_bytes32` takes.
+#define STORE_MEDIAN_MAX_FRAMES 32
+
+// One compare-exchange of 32 byte lanes: the smaller values to a, the larger to b.
+#define STORE_CMPX(a, b)                                                                                       \
+    do {                                                                                                       \
+        store_b32 x_ = (a), y_ = (b);                                                                          \
+        (a) = __builtin_elementwise_min(x_, y_);                                                               \
+        (b) = __builtin_elementwise_max(x_, y_);                                                               \
+    } while (0)
+
+// Batcher's odd–even merge network for n inputs (the comparators of the
+// Swift `SortingNetwork(count: n)`, in its order), each lane of v[0..n)
+// sorted ascending. Inlined with n a constant, the loops unroll completely,
+// v stays in registers (up to about 20 inputs), and the compiler drops the
+// comparators no output read after it depends on (a median reads two).
+__attribute__((always_inline))
+static inline void store_batcher(store_b32 *v, const int n) {
+#pragma clang loop unroll(full)
+    for (int p = 1; p < STORE_MEDIAN_MAX_FRAMES; p *= 2) {
+        if (p >= n) break;
+#pragma clang loop unroll(full)
+        for (int k = p; k >= 1; k /= 2) {
+#pragma clang loop unroll(full)
+            for (int j = k % p; j < STORE_MEDIAN_MAX_FRAMES; j += 2 * k) {
+                if (j + k >= n) break;
+#pragma clang loop unroll(full)
+                for (int i = 0; i < STORE_MEDIAN_MAX_FRAMES; i++) {
+                    if (i >= k) break;
+                    if (i + j + k < n && (i + j) / (2 * p) == (i + j + k) / (2 * p)) STORE_CMPX(v[i + j], v[i + j + k]);
+                }
+            }
+        }
     }
-    store_b32 lo = scratch[(n - 1) / 2], hi = scratch[n / 2];
+}
+
+// `store_median_bytes32` for a constant n.
+__attribute__((always_inline))
+static inline void store_median_of(const uint8_t *base, ptrdiff_t stride, const int n, float scale, float *out) {
+    store_b32 v[STORE_MEDIAN_MAX_FRAMES];
+    for (int f = 0; f < n; f++) __builtin_memcpy(&v[f], base + f * stride, sizeof(store_b32));
+    store_batcher(v, n);
+    store_b32 lo = v[(n - 1) / 2], hi = v[n / 2];
     for (int half = 0; half < 2; half++) {
         store_b16 l, h;
         __builtin_memcpy(&l, (const uint8_t *)&lo + 16 * half, sizeof l);
@@ -45,6 +72,27 @@ static inline void store_median_bytes32(const uint8_t *base, ptrdiff_t stride, p
         store_f16 b = __builtin_convertvector(h, store_f16) * scale;
         store_f16 m = 0.5f * (a + b);
         __builtin_memcpy(out + 16 * half, &m, sizeof m);
+    }
+}
+
+// The median of 32 neighbouring pixels that all n frames cover (1 ≤ n ≤
+// STORE_MEDIAN_MAX_FRAMES), each frame's 32 bytes at base + f·stride: lane
+// l's samples sorted, its median 0.5 · (lo · scale + hi · scale) with lo, hi
+// its samples (n − 1) / 2 and n / 2 as floats, into out[l]. Returns 0 (and
+// writes nothing) for other n.
+static inline int store_median_bytes32(const uint8_t *base, ptrdiff_t stride, ptrdiff_t n, float scale, float *out) {
+    switch (n) {
+#define STORE_MEDIAN_CASE(N) case N: store_median_of(base, stride, N, scale, out); return 1;
+    STORE_MEDIAN_CASE(1) STORE_MEDIAN_CASE(2) STORE_MEDIAN_CASE(3) STORE_MEDIAN_CASE(4)
+    STORE_MEDIAN_CASE(5) STORE_MEDIAN_CASE(6) STORE_MEDIAN_CASE(7) STORE_MEDIAN_CASE(8)
+    STORE_MEDIAN_CASE(9) STORE_MEDIAN_CASE(10) STORE_MEDIAN_CASE(11) STORE_MEDIAN_CASE(12)
+    STORE_MEDIAN_CASE(13) STORE_MEDIAN_CASE(14) STORE_MEDIAN_CASE(15) STORE_MEDIAN_CASE(16)
+    STORE_MEDIAN_CASE(17) STORE_MEDIAN_CASE(18) STORE_MEDIAN_CASE(19) STORE_MEDIAN_CASE(20)
+    STORE_MEDIAN_CASE(21) STORE_MEDIAN_CASE(22) STORE_MEDIAN_CASE(23) STORE_MEDIAN_CASE(24)
+    STORE_MEDIAN_CASE(25) STORE_MEDIAN_CASE(26) STORE_MEDIAN_CASE(27) STORE_MEDIAN_CASE(28)
+    STORE_MEDIAN_CASE(29) STORE_MEDIAN_CASE(30) STORE_MEDIAN_CASE(31) STORE_MEDIAN_CASE(32)
+#undef STORE_MEDIAN_CASE
+    default: return 0;
     }
 }
 

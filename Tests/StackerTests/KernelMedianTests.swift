@@ -161,12 +161,13 @@ struct KernelMedianTests {
         #expect(counts.isSuperset(of: 0...64), "counts \(counts.sorted())")
     }
 
-    /// An 8-bit store sorts 32 pixels at a time as bytes where every frame
-    /// covers all 32, and 16 widened ones elsewhere: rows fully covered,
+    /// An 8-bit store of up to 32 frames sorts 32 pixels at a time as bytes
+    /// where every frame covers all 32 (a network unrolled for each count),
+    /// and 16 widened ones elsewhere and past 32 frames: rows fully covered,
     /// rows whose runs end inside a group of 32, and a row's tail shorter
     /// than 32 must all give the sorted reference's bits.
     @Test("8-bit median over groups of 32 fully covered pixels and the 16-pixel groups around them: the reference's bits",
-          arguments: [19, 20, 3])
+          arguments: [1, 2, 3, 19, 20, 32, 33])
     func byteMedianOfThirtyTwo(frames n: Int) throws {
         var rng = TestRandom(seed: 32 + UInt64(n))
         let w = 101, h = 6, c = 2

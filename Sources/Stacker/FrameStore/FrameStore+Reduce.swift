@@ -164,9 +164,6 @@ final class StripScratch {
     /// frame's coverage as an or-mask (0 where covered, all ones where not).
     let lanes: UnsafeMutablePointer<SIMD16<UInt16>>
     let orMask: UnsafeMutablePointer<SIMD16<UInt16>>
-    /// 32 bytes per frame, 64-byte aligned: an 8-bit store's median over
-    /// 32 pixels every frame covers (`StoreKernels.medianOfThirtyTwo`).
-    let byteLanes: UnsafeMutableRawPointer
     let w: UnsafeMutablePointer<SIMD8<Float>>
     let penalty: UnsafeMutablePointer<SIMD8<Float>>
     /// Sigma-clip's deviations from the median, per frame.
@@ -196,7 +193,6 @@ final class StripScratch {
         v = .allocate(capacity: self.frames)
         lanes = .allocate(capacity: self.frames)
         orMask = .allocate(capacity: self.frames)
-        byteLanes = .allocate(byteCount: 32 * self.frames, alignment: 64)
         w = .allocate(capacity: self.frames)
         penalty = .allocate(capacity: self.frames)
         deviations = .allocate(capacity: self.frames)
@@ -211,7 +207,7 @@ final class StripScratch {
     }
 
     deinit {
-        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); levelCounts.deallocate(); lanes.deallocate(); orMask.deallocate(); byteLanes.deallocate()
+        v.deallocate(); w.deallocate(); penalty.deallocate(); deviations.deallocate(); integerDeviations.deallocate(); levelCounts.deallocate(); lanes.deallocate(); orMask.deallocate()
         values.deallocate(); weights.deallocate(); pixelOut.deallocate(); countRow.deallocate()
     }
 }
@@ -306,17 +302,21 @@ struct StripJob: @unchecked Sendable {
     /// `Median.inPlace` does, so every path gives the same bits.
     private func reduceRowMedian<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                   as _: T.Type) {
-        if T.self == UInt8.self { return reduceRowMedianOfBytes(y, net, s) }
+        if T.self == UInt8.self && store.frameCount <= StoreKernels.medianFrames {
+            return reduceRowMedianOfBytes(y, net, s)
+        }
         forEachSixteen(y, s, as: T.self, warm: true) { count, lanes, out in
             medianOfSixteen(net, s, count: count, lanes: lanes, out: out, as: T.self)
         }
     }
 
-    /// `reduceRowMedian` of an 8-bit store. Where every frame covers 32
+    /// `reduceRowMedian` of an 8-bit store of at most
+    /// `StoreKernels.medianFrames` frames. Where every frame covers 32
     /// neighbouring pixels (most of the image) they are sorted as bytes,
-    /// 32 to a vector (`StoreKernels.medianOfThirtyTwo`), where the widened
-    /// samples fill 16: the same samples in the same order, so the same
-    /// bits. Other groups take the 16-lane path.
+    /// 32 to a vector, by a network unrolled for the frame count
+    /// (`StoreKernels.medianOfThirtyTwo`), where the widened samples fill
+    /// 16: the same samples in the same order, so the same bits. Other
+    /// groups take the 16-lane path.
     private func reduceRowMedianOfBytes(_ y: Int, _ net: SortingNetwork, _ s: StripScratch) {
         let wd = store.width, n = store.frameCount, c = store.channels
         let rowSamples = store.samples(as: UInt8.self) + y * n * c * wd
@@ -342,8 +342,8 @@ struct StripJob: @unchecked Sendable {
             }
             (countOut + x0).update(repeating: Float(n), count: 32)
             for ch in 0..<c {
-                StoreKernels.medianOfThirtyTwo(rowSamples + ch * wd + x0, stride: c * wd, network: net,
-                                               scratch: s.byteLanes, scale: UInt8.scale, into: outputs[ch] + y * wd + x0)
+                StoreKernels.medianOfThirtyTwo(rowSamples + ch * wd + x0, stride: c * wd, frames: n, scale: UInt8.scale,
+                                               into: outputs[ch] + y * wd + x0)
             }
             x0 += 32
         }

@@ -23,17 +23,19 @@ enum StoreKernels {
         store_quantize_u16(source, destination, count, k == nil ? 0 : 1, k?.gain ?? 1, k?.offset ?? 0)
     }
 
-    /// The median of 32 neighbouring pixels that every one of the network's
-    /// `count` frames covers, frame `f`'s 32 bytes at `base + f · stride`:
-    /// sorted per pixel by `network` in `scratch` (32 bytes per frame, 32-byte
-    /// aligned), each pixel's median `0.5 · (lo · scale + hi · scale)` of its
-    /// two middle samples into `out[0..<32]`, as the 16-lane median computes it.
+    /// Most frames `medianOfThirtyTwo` takes.
+    static let medianFrames = Int(STORE_MEDIAN_MAX_FRAMES)
+
+    /// The median of 32 neighbouring pixels that every one of `frames` (1 …
+    /// `medianFrames`) frames covers, frame `f`'s 32 bytes at `base + f ·
+    /// stride`: each pixel's samples sorted by Batcher's network (unrolled
+    /// for the count, in registers), its median `0.5 · (lo · scale + hi ·
+    /// scale)` of its two middle samples into `out[0..<32]`, as the 16-lane
+    /// median computes it.
     @inline(__always)
-    static func medianOfThirtyTwo(_ base: UnsafePointer<UInt8>, stride: Int, network: SortingNetwork,
-                                  scratch: UnsafeMutableRawPointer, scale: Float, into out: UnsafeMutablePointer<Float>) {
-        network.pairs.withUnsafeBufferPointer { pairs in
-            store_median_bytes32(base, stride, network.count, scratch,
-                                 pairs.baseAddress, pairs.count / 2, scale, out)
-        }
+    static func medianOfThirtyTwo(_ base: UnsafePointer<UInt8>, stride: Int, frames: Int, scale: Float,
+                                  into out: UnsafeMutablePointer<Float>) {
+        let done = store_median_bytes32(base, stride, frames, scale, out)
+        precondition(done == 1, "StoreKernels.medianOfThirtyTwo: \(frames) frames")
     }
 }
