@@ -161,17 +161,17 @@ struct KernelMedianTests {
         #expect(counts.isSuperset(of: 0...64), "counts \(counts.sorted())")
     }
 
-    /// An 8-bit store of up to 32 frames sorts 32 pixels at a time as bytes
-    /// where every frame covers all 32 (a network unrolled for each count),
-    /// and 16 widened ones elsewhere and past 32 frames: rows fully covered,
-    /// rows whose runs end inside a group of 32, and a row's tail shorter
-    /// than 32 must all give the sorted reference's bits.
-    @Test("8-bit median over groups of 32 fully covered pixels and the 16-pixel groups around them: the reference's bits",
-          arguments: [1, 2, 3, 19, 20, 32, 33])
-    func byteMedianOfThirtyTwo(frames n: Int) throws {
+    /// A store of up to 32 frames sorts the pixels every frame covers with
+    /// a network unrolled for each count, 32 at a time as bytes (8-bit) or
+    /// 16 (16-bit), and the others 16 at a time, as past 32 frames: rows
+    /// fully covered, rows whose runs end inside a group, and a row's tail
+    /// shorter than a group must all give the sorted reference's bits.
+    @Test("median over groups of fully covered pixels and the 16-pixel groups around them: the reference's bits",
+          arguments: [1, 2, 3, 19, 20, 32, 33], [FrameStore.SampleDepth.eight, .sixteen])
+    func medianOfCoveredGroups(frames n: Int, depth: FrameStore.SampleDepth) throws {
         var rng = TestRandom(seed: 32 + UInt64(n))
         let w = 101, h = 6, c = 2
-        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n, depth: .eight,
+        let store = try FrameStore(width: w, height: h, channels: c, frameCount: n, depth: depth,
                                    memoryLimit: 1 << 30, temporaryDirectory: "/tmp")
         // Rows 0–2 are covered by every frame; in rows 3–5 frame f's run ends
         // at x = 101 − 3f (inside a group of 32), or starts at 5 in row 5.
@@ -198,7 +198,8 @@ struct KernelMedianTests {
         for ch in 0..<c {
             for p in 0..<(w * h) {
                 let covered = (0..<n).filter { covers($0, p % w, p / w) }
-                    .map { Float(UInt8.quantize(values[$0][ch][p])) * UInt8.scale }
+                    .map { depth == .eight ? Float(UInt8.quantize(values[$0][ch][p])) * UInt8.scale
+                                           : FrameStore.dequantize(FrameStore.quantize(values[$0][ch][p])) }
                 if result.image.planes[ch].pixels[p] != Self.reference(covered) { mismatches += 1 }
                 if ch == 0 { #expect(result.coverageCount.pixels[p] == Float(covered.count)) }
             }

@@ -302,57 +302,62 @@ struct StripJob: @unchecked Sendable {
     /// `Median.inPlace` does, so every path gives the same bits.
     private func reduceRowMedian<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
                                                   as _: T.Type) {
-        if T.self == UInt8.self && store.frameCount <= StoreKernels.medianFrames {
-            return reduceRowMedianOfBytes(y, net, s)
-        }
+        if store.frameCount <= StoreKernels.medianFrames { return reduceRowMedianCovered(y, net, s, as: T.self) }
         forEachSixteen(y, s, as: T.self, warm: true) { count, lanes, out in
-            medianOfSixteen(net, s, count: count, lanes: lanes, out: out, as: T.self)
+            medianOfGroup(net, s, count: count, lanes: lanes, out: out, as: T.self)
         }
     }
 
-    /// `reduceRowMedian` of an 8-bit store of at most
-    /// `StoreKernels.medianFrames` frames. Where every frame covers 32
-    /// neighbouring pixels (most of the image) they are sorted as bytes,
-    /// 32 to a vector, by a network unrolled for the frame count
-    /// (`StoreKernels.medianOfThirtyTwo`), where the widened samples fill
-    /// 16: the same samples in the same order, so the same bits. Other
-    /// groups take the 16-lane path.
-    private func reduceRowMedianOfBytes(_ y: Int, _ net: SortingNetwork, _ s: StripScratch) {
+    /// `reduceRowMedian` of a store of at most `StoreKernels.medianFrames`
+    /// frames. Where every frame covers a group of neighbouring pixels (most
+    /// of the image) the group is sorted by a network unrolled for the frame
+    /// count in `StoreKernels`, 32 pixels at a time as bytes (8-bit stores)
+    /// or 16 as 16-bit samples: the same samples in the same order, so the
+    /// same bits. Other groups take the 16-lane path.
+    private func reduceRowMedianCovered<T: StoredSample>(_ y: Int, _ net: SortingNetwork, _ s: StripScratch,
+                                                         as _: T.Type) {
         let wd = store.width, n = store.frameCount, c = store.channels
-        let rowSamples = store.samples(as: UInt8.self) + y * n * c * wd
+        let bytes = T.self == UInt8.self, group = bytes ? 32 : 16
+        let rowSamples = store.samples(as: T.self) + y * n * c * wd
         let runs = store.spans + y * n
         let countOut = countRow(y, s)
-        Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd, scratch: s)
+        Self.warm(UnsafeRawPointer(rowSamples), bytes: n * c * wd * MemoryLayout<T>.stride, scratch: s)
         var x0 = 0
         while x0 < wd {
-            var whole = x0 + 32 <= wd
+            var whole = x0 + group <= wd
             var f = 0
             while whole && f < n {
-                whole = Int(runs[f].x) <= x0 && x0 + 32 <= Int(runs[f].y)
+                whole = Int(runs[f].x) <= x0 && x0 + group <= Int(runs[f].y)
                 f += 1
             }
             guard whole else {
                 let lanes = min(16, wd - x0)
                 sixteen(at: x0, lanes: lanes, rowSamples: rowSamples, runs: runs, countOut: countOut, y: y, s,
-                        as: UInt8.self) { count, lanes, out in
-                    medianOfSixteen(net, s, count: count, lanes: lanes, out: out, as: UInt8.self)
+                        as: T.self) { count, lanes, out in
+                    medianOfGroup(net, s, count: count, lanes: lanes, out: out, as: T.self)
                 }
                 x0 += lanes
                 continue
             }
-            (countOut + x0).update(repeating: Float(n), count: 32)
+            (countOut + x0).update(repeating: Float(n), count: group)
             for ch in 0..<c {
-                StoreKernels.medianOfThirtyTwo(rowSamples + ch * wd + x0, stride: c * wd, frames: n, scale: UInt8.scale,
-                                               into: outputs[ch] + y * wd + x0)
+                let base = UnsafeRawPointer(rowSamples + ch * wd + x0), out = outputs[ch] + y * wd + x0
+                if bytes {
+                    StoreKernels.medianOfThirtyTwo(base.assumingMemoryBound(to: UInt8.self), stride: c * wd, frames: n,
+                                                   scale: T.scale, into: out)
+                } else {
+                    StoreKernels.medianOfSixteen(base.assumingMemoryBound(to: UInt16.self), stride: c * wd, frames: n,
+                                                 scale: T.scale, into: out)
+                }
             }
-            x0 += 32
+            x0 += group
         }
     }
 
     /// The median of one group of up to 16 pixels whose samples
     /// `forEachSixteen` put in `s.lanes`, into `out`.
     @inline(__always)
-    private func medianOfSixteen<T: StoredSample>(_ net: SortingNetwork, _ s: StripScratch, count: SIMD16<UInt16>,
+    private func medianOfGroup<T: StoredSample>(_ net: SortingNetwork, _ s: StripScratch, count: SIMD16<UInt16>,
                                                   lanes: Int, out: UnsafeMutablePointer<Float>, as _: T.Type) {
         let n = store.frameCount, scale = T.scale, v = s.lanes
         net.sort(v)

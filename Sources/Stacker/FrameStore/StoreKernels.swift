@@ -1,8 +1,9 @@
 internal import CStoreKernels
 
 // The one file that imports `CStoreKernels`: the frame store's quantisation
-// and the 8-bit median over 32 pixels, in C vector code (Swift's 32-byte SIMD
-// types compare and select lane by lane; see the shim's header comment).
+// and its medians over pixels every frame covers, in C vector code (Swift's
+// 32-byte SIMD types compare and select lane by lane, and a network whose
+// comparators come from a list keeps its lanes in memory; see the shim).
 
 /// The C kernels of the frame store, with the Swift code's bits.
 enum StoreKernels {
@@ -37,5 +38,14 @@ enum StoreKernels {
                                   into out: UnsafeMutablePointer<Float>) {
         let done = store_median_bytes32(base, stride, frames, scale, out)
         precondition(done == 1, "StoreKernels.medianOfThirtyTwo: \(frames) frames")
+    }
+
+    /// The same for 16 neighbouring pixels of a 16-bit store (16 lanes of
+    /// 16 bits to a vector), into `out[0..<16]`.
+    @inline(__always)
+    static func medianOfSixteen(_ base: UnsafePointer<UInt16>, stride: Int, frames: Int, scale: Float,
+                                into out: UnsafeMutablePointer<Float>) {
+        let done = store_median_halves16(base, stride, frames, scale, out)
+        precondition(done == 1, "StoreKernels.medianOfSixteen: \(frames) frames")
     }
 }
