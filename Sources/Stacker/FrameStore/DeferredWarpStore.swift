@@ -216,6 +216,7 @@ public final class DeferredWarpStore: @unchecked Sendable {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var warping = Duration.zero
                 let began = ContinuousClock.now
+                whole.populateOutputs(slice: worker, of: workers, count: w * h)
                 defer {
                     let all = ContinuousClock.now - began
                     times.withLock { $0.warp += warping; $0.all += all }

@@ -224,6 +224,18 @@ struct StripJob: @unchecked Sendable {
     /// The coverage-count plane (W·H), or nil when the caller wants none.
     let counts: UnsafeMutablePointer<Float>?
 
+    /// Maps in, with one `Platform.populate` per output plane, slice `k`
+    /// of `slices` of each plane's `count` floats: fresh pages taken in one
+    /// call each by every reducing thread at the start, rather than a fault
+    /// per page as the strips write them. A page a strip writes first is
+    /// faulted in as usual; the values are not touched.
+    func populateOutputs(slice k: Int, of slices: Int, count: Int) {
+        let bytes = count * MemoryLayout<Float>.stride
+        let from = bytes * k / slices, to = bytes * (k + 1) / slices
+        guard to > from else { return }
+        for plane in outputs { Platform.populate(UnsafeMutableRawPointer(plane) + from, byteCount: to - from) }
+    }
+
     /// Where row `y`'s coverage counts go: the count plane, or the
     /// thread's scratch row when there is none.
     @inline(__always)
