@@ -424,10 +424,15 @@ struct HomographyLevel: Sendable {
 
     /// Weighted normal equations `Σ w JᵀJ θ = Σ w Jᵀ r` with the Jacobian
     /// row `J = [gain · ∇R · ∂W/∂p (8), R − mean, 1]`. Also returns Σ w r²
-    /// and Σ w. Accumulates the upper triangle of `[J r]ᵀ W [J r]` for 512
-    /// samples at a time in `Float`, then flushes to `Double`.
+    /// and Σ w. Sixteen samples at a time, one per lane: each entry of the
+    /// upper triangle of `[J r]ᵀ W [J r]` (or, without the Hessian, its last
+    /// column) is a 16-lane multiply-add per 16 samples, summed in `Float`
+    /// over 512 samples and then across the lanes into `Double`. A NaN
+    /// residual (a point outside the frame) and a sample the loss weights 0
+    /// add nothing.
     private func normalEquations(residuals: [Float], gain: Float, loss: HomographyOptions.RobustLoss,
                                  sigma: Float, hessian: Bool) -> (system: (matrix: [Double], rhs: [Double]), Double, Double)? {
+        typealias Lanes = SIMD16<Float>
         let n = count
         var wr2 = 0.0, wsum = 0.0
         var big = [Double](repeating: 0, count: 11 * 11)
@@ -439,60 +444,71 @@ struct HomographyLevel: Sendable {
             }
         }()
         let c = tuning * sigma, cInv = 1 / (tuning * sigma)
-        // The 11 × 11 matrix [J r]ᵀ W [J r], one 16-lane row per k (lanes
-        // 11…15 stay 0): a sample adds (w·J[k])·J to row k, 11 vector
-        // multiply-adds where the scalar upper triangle took 66 (the same
-        // products and sums per entry, so the same bits).
-        let acc = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 11)
-        defer { acc.deallocate() }
-        acc.initialize(repeating: SIMD16(), count: 11)
-        // Without the Hessian: Σ w r J (the last column, lane k = row k) and Σ w.
-        var column = SIMD16<Float>(), weights: Float = 0
+        // acc[k · 11 + l], l ≥ k: Σ w J[k] J[l] per lane (the rest unused).
+        let acc = UnsafeMutablePointer<Lanes>.allocate(capacity: 11 * 11), j = UnsafeMutablePointer<Lanes>.allocate(capacity: 11)
+        defer { acc.deallocate(); j.deallocate() }
+        acc.initialize(repeating: Lanes(), count: 11 * 11)
+        j.initialize(repeating: Lanes(), count: 11)
         func flush() {
             for k in 0..<11 {
-                for l in 0..<11 { big[k * 11 + l] += Double(acc[k][l]) }
-                big[k * 11 + 10] += Double(column[k])
+                for l in k..<11 where hessian || l == 10 || (k == 9 && l == 9) {
+                    big[k * 11 + l] += Double(acc[k * 11 + l].sum())
+                }
             }
-            big[9 * 11 + 9] += Double(weights)
-            acc.update(repeating: SIMD16(), count: 11)
-            column = SIMD16(); weights = 0
+            acc.update(repeating: Lanes(), count: 11 * 11)
         }
-        var pending = 0
+        let zero = Lanes(), one = Lanes(repeating: 1), g = Lanes(repeating: gain)
         xs.withUnsafeBufferPointer { xp in
         ys.withUnsafeBufferPointer { yp in
         values.withUnsafeBufferPointer { vp in
         gxs.withUnsafeBufferPointer { gxp in
         gys.withUnsafeBufferPointer { gyp in
         residuals.withUnsafeBufferPointer { rp in
-            for i in 0..<n {
-                let r = rp[i]
-                guard !r.isNaN else { continue }
-                let wt: Float
+            @inline(__always) func lanes(_ p: UnsafeBufferPointer<Float>, _ i: Int, _ valid: Int) -> Lanes {
+                if valid == 16 { return UnsafeRawPointer(p.baseAddress! + i).loadUnaligned(as: Lanes.self) }
+                var v = Lanes()
+                for l in 0..<valid { v[l] = p[i + l] }
+                return v
+            }
+            var i = 0, blocks = 0
+            while i < n {
+                let valid = min(16, n - i)
+                var r = lanes(rp, i, valid)
+                // NaN residuals (and the lanes past the end, 0 with weight 0) add nothing.
+                let inside = (r .== r) .& (Lanes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) .< Float(valid))
+                r = zero.replacing(with: r, where: inside)
+                var wt: Lanes
                 switch kind {
-                case 0: wt = 1
+                case 0: wt = one
                 case 1:
-                    let ar = abs(r)
-                    wt = ar <= c ? 1 : c / ar
+                    let ar = r.replacing(with: zero - r, where: r .< zero)
+                    wt = one.replacing(with: c / ar, where: ar .> c)
                 default:
                     let q = r * cInv
                     let q2 = q * q
-                    wt = q2 < 1 ? (1 - q2) * (1 - q2) : 0
+                    let u = one - q2
+                    wt = zero.replacing(with: u * u, where: q2 .< one)
                 }
-                guard wt > 0 else { continue }
-                let x = xp[i], y = yp[i]
-                let gx = gxp[i] * gain, gy = gyp[i] * gain
+                wt = zero.replacing(with: wt, where: inside)
+                let x = lanes(xp, i, valid), y = lanes(yp, i, valid)
+                let gx = lanes(gxp, i, valid) * g, gy = lanes(gyp, i, valid) * g
                 let t = gx * x + gy * y
-                let j = SIMD16<Float>(gx * x, gx * y, gx, gy * x, gy * y, gy, -t * x, -t * y,
-                                      vp[i], 1, r, 0, 0, 0, 0, 0)
+                (j[0], j[1], j[2], j[3], j[4], j[5]) = (gx * x, gx * y, gx, gy * x, gy * y, gy)
+                (j[6], j[7], j[8], j[9], j[10]) = (zero - t * x, zero - t * y, lanes(vp, i, valid), one, r)
                 if hessian {
-                    for k in 0..<11 { acc[k] += (wt * j[k]) * j }
+                    for k in 0..<11 {
+                        let wk = wt * j[k]
+                        for l in k..<11 { acc[k * 11 + l] += wk * j[l] }
+                    }
                 } else {
-                    // Only the last column (Σ w J r, with Σ w r² in lane 10) and Σ w.
-                    column += (wt * r) * j
-                    weights += wt
+                    // Only the last column (Σ w J r, Σ w r² at 10, 10) and Σ w at 9, 9.
+                    let wr = wt * r
+                    for k in 0..<11 { acc[k * 11 + 10] += wr * j[k] }
+                    acc[9 * 11 + 9] += wt
                 }
-                pending += 1
-                if pending == 512 { flush(); pending = 0 }
+                i += 16
+                blocks += 1
+                if blocks == 32 { flush(); blocks = 0 }
             }
         }}}}}}
         flush()
