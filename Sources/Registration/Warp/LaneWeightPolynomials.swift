@@ -27,9 +27,9 @@ struct LaneWeightPolynomials: Sendable {
     static let terms = 4
     /// Every how many of the phase table's phases the fit runs on (the
     /// result is measured on all of them).
-    static let fitStride = 4
+    static let fitStride = 8
     /// Iterations of Lawson's algorithm per polynomial.
-    static let lawsonIterations = 30
+    static let lawsonIterations = 20
     /// Taps of the frame every kernel is placed in.
     static let taps = 6
     /// Offset of the frame's first tap from `floor(x)`.
