@@ -107,4 +107,25 @@ struct NarrowRangeFITSTests {
         // The native output spans under 1/16 of the range, the stretched all of it.
         #expect(nativeBack.max()! - nativeBack.min()! < 1 / 16)
     }
+
+    @Test("an image's data range is its least and greatest finite sample, past NaN and ±∞, in whole vectors and tails")
+    func dataRangeSkipsNonFinite() throws {
+        var rng = TestRandom(seed: 2572)
+        for count in [0, 5, 16, 37, 1000] {
+            var a = (0..<count).map { _ in Float(rng.uniform() * 4 - 2) }
+            var b = (0..<count).map { _ in Float(rng.uniform()) }
+            for i in Swift.stride(from: 0, to: count, by: 7) { a[i] = .nan }
+            for i in Swift.stride(from: 3, to: count, by: 11) { b[i] = i % 2 == 0 ? .infinity : -.infinity }
+            let image = Image(width: count, height: 1, planes: [Plane(width: count, height: 1, pixels: a),
+                                                                 Plane(width: count, height: 1, pixels: b)])
+            let finite = (a + b).filter(\.isFinite)
+            if let low = finite.min(), let high = finite.max() {
+                #expect(image.dataRange == low...high, "\(count) samples")
+            } else {
+                #expect(image.dataRange == nil, "\(count) samples")
+            }
+        }
+        let blank = Image(width: 17, height: 1, planes: [Plane(width: 17, height: 1, pixels: [Float](repeating: .nan, count: 17))])
+        #expect(blank.dataRange == nil)
+    }
 }

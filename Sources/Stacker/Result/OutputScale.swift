@@ -35,14 +35,33 @@ public enum OutputScale: String, Sendable, CaseIterable {
 
 extension Image {
     /// The smallest and largest finite sample over all channels, or nil
-    /// for an image without one.
+    /// for an image without one. Sixteen samples at a time: a scalar loop
+    /// with its finiteness test took 70 ms of a 12 MP run's end, on one core.
     public var dataRange: ClosedRange<Float>? {
+        typealias Lanes = SIMD16<Float>
         var low = Float.infinity, high = -Float.infinity
         for plane in planes {
             plane.pixels.withUnsafeBufferPointer { p in
-                for v in p where v.isFinite {
-                    low = Swift.min(low, v)
-                    high = Swift.max(high, v)
+                guard let base = p.baseAddress else { return }
+                var lows = Lanes(repeating: .infinity), highs = Lanes(repeating: -.infinity)
+                var i = 0
+                while i + 16 <= p.count {
+                    let v = UnsafeRawPointer(base + i).loadUnaligned(as: Lanes.self)
+                    // ±∞ and NaN (which compares false) leave the bounds as they are.
+                    let finite = (v .> Lanes(repeating: -.infinity)) .& (v .< Lanes(repeating: .infinity))
+                    lows = lows.replacing(with: v, where: finite .& (v .< lows))
+                    highs = highs.replacing(with: v, where: finite .& (v .> highs))
+                    i += 16
+                }
+                low = Swift.min(low, lows.min())
+                high = Swift.max(high, highs.max())
+                while i < p.count {
+                    let v = p[i]
+                    if v.isFinite {
+                        low = Swift.min(low, v)
+                        high = Swift.max(high, v)
+                    }
+                    i += 1
                 }
             }
         }
