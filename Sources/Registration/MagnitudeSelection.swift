@@ -69,18 +69,27 @@ enum MagnitudeSelection {
             select($0.baseAddress!, count: sampleSize, rank: sampleSize - 1 - above)
         }
         scratch.removeAll(keepingCapacity: true)
+        forEachIndex(of: values, count: count, atOrAbove: bound) { scratch.append(values[$0]) }
+        guard scratch.count >= wanted else { return select(values, count: count, rank: rank) }
+        return scratch.withUnsafeBufferPointer {
+            select($0.baseAddress!, count: $0.count, rank: $0.count - wanted)
+        }
+    }
+
+    /// Calls `body` with each index `i < count` where `values[i] ≥ bound`,
+    /// ascending. Runs of 16 values below the bound (most of them when few
+    /// reach it) are passed over at once.
+    @inline(__always)
+    static func forEachIndex(of values: UnsafePointer<Float>, count: Int, atOrAbove bound: Float,
+                             _ body: (Int) -> Void) {
         var i = 0
         while i < count {
             if i + 16 <= count, !any(UnsafeRawPointer(values + i).loadUnaligned(as: SIMD16<Float>.self) .>= bound) {
                 i += 16
                 continue
             }
-            if values[i] >= bound { scratch.append(values[i]) }
+            if values[i] >= bound { body(i) }
             i += 1
-        }
-        guard scratch.count >= wanted else { return select(values, count: count, rank: rank) }
-        return scratch.withUnsafeBufferPointer {
-            select($0.baseAddress!, count: $0.count, rank: $0.count - wanted)
         }
     }
 

@@ -249,24 +249,12 @@ struct HomographyLevel: Sendable {
                     magnitudes.withUnsafeBufferPointer { mp in
                         let above = HomographyLevel.count(mp, above: threshold)
                         var ties = quota - above
-                        // Scan order; a run of 16 below the threshold (most
-                        // of them: a cell keeps a few of its pixels) is
-                        // passed over at once.
-                        for y in y0..<y1 {
-                            let row = mp.baseAddress! + (y - y0) * cellWidth
-                            var i = 0
-                            while i < cellWidth {
-                                if i + 16 <= cellWidth,
-                                   !any(UnsafeRawPointer(row + i).loadUnaligned(as: SIMD16<Float>.self) .>= threshold) {
-                                    i += 16
-                                    continue
-                                }
-                                let m = row[i]
-                                if m > threshold || (m == threshold && ties > 0) {
-                                    if m == threshold { ties -= 1 }
-                                    chosen.append(y * w + x0 + i)
-                                }
-                                i += 1
+                        // Scan order over the cell (its rows one after the other).
+                        MagnitudeSelection.forEachIndex(of: mp.baseAddress!, count: cellCount, atOrAbove: threshold) { i in
+                            let m = mp[i]
+                            if m > threshold || ties > 0 {
+                                if m == threshold { ties -= 1 }
+                                chosen.append((y0 + i / cellWidth) * w + x0 + i % cellWidth)
                             }
                         }
                     }

@@ -13,12 +13,25 @@ extension UInt8: StoredSample {
     static func load16(_ p: UnsafePointer<UInt8>, lanes: Int) -> SIMD16<UInt16> {
         SIMD16<UInt16>(truncatingIfNeeded: StripJob.load16(p, lanes))
     }
+
+    /// `quantize(_:into:count:)` of `gain · v + offset` with `normalising`
+    /// (the product and the sum rounded as `Normalization.apply` rounds them).
+    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<UInt8>, count: Int,
+                      normalising k: (gain: Float, offset: Float)?) {
+        StoreKernels.quantize(source, into: destination, count: count, normalising: k)
+    }
 }
 
 extension UInt16: StoredSample {
     @inline(__always)
     static func load16(_ p: UnsafePointer<UInt16>, lanes: Int) -> SIMD16<UInt16> {
         StripJob.load16(p, lanes)
+    }
+
+    /// As for `UInt8`, into 16-bit samples.
+    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<UInt16>, count: Int,
+                      normalising k: (gain: Float, offset: Float)?) {
+        StoreKernels.quantize(source, into: destination, count: count, normalising: k)
     }
 }
 
@@ -52,25 +65,5 @@ extension StoredSample {
     static func quantize(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>,
                          count: Int) {
         store(source, into: destination, count: count, normalising: nil)
-    }
-
-    /// `quantize(_:into:count:)` of `gain · v + offset` with `normalising`
-    /// (the product and the sum rounded as `Normalization.apply` rounds them).
-    static func store(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Self>, count: Int,
-                      normalising k: (gain: Float, offset: Float)?) {
-        if Self.self == UInt8.self {
-            destination.withMemoryRebound(to: UInt8.self, capacity: count) {
-                StoreKernels.quantize(source, into: $0, count: count, normalising: k)
-            }
-        } else if Self.self == UInt16.self {
-            destination.withMemoryRebound(to: UInt16.self, capacity: count) {
-                StoreKernels.quantize(source, into: $0, count: count, normalising: k)
-            }
-        } else {
-            for i in 0..<count {
-                let v = k.map { $0.gain * source[i] + $0.offset } ?? source[i]
-                destination[i] = quantize(v)
-            }
-        }
     }
 }
