@@ -40,7 +40,7 @@ FUZZ_HARNESS  := $(sort $(wildcard Fuzz/*.swift))
 # compiled into FUZZ_LOADERS.)
 FUZZ_PKGS     := libturbojpeg libpng libtiff-4 libheif cfitsio fftw3f openblas lcms2 zlib
 FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CHEIF -I Sources/CFITSIO/include -I Sources/CFFTW \
-                 -I Sources/CBLAS -I Sources/CWarpKernels -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw/include
+                 -I Sources/CBLAS -I Sources/CWarpKernels -I Sources/CStoreKernels -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw/include
 FUZZ_LOADERS  := $(FUZZ_DIR)/CFITSIO-loader.o $(FUZZ_DIR)/CLibRaw-loader.o
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
@@ -73,7 +73,7 @@ $(FUZZ_DIR)/%-loader.o: Sources/%/loader.c Sources/%/include/shim.h Fuzz/fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	clang -O1 -g -fsanitize=address,fuzzer-no-link $(shell pkg-config --cflags cfitsio) -I Sources/$*/include -c -o $@ $<
 
-$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CHEIF/shim.h Sources/CFITSIO/include/shim.h Sources/CLCMS2/shim.h Sources/CLibRaw/include/shim.h Fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CHEIF/shim.h Sources/CFITSIO/include/shim.h Sources/CLCMS2/shim.h Sources/CLibRaw/include/shim.h Sources/CStoreKernels/shim.h Fuzz/fuzz.mk
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Stacker \
 	  -I $(FUZZ_DIR)/mods $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
 	  $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) \
