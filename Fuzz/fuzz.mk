@@ -34,13 +34,15 @@ FUZZ_REG_SRC  := $(shell find Sources/Registration -name '*.swift' | LC_ALL=C so
 FUZZ_STK_SRC  := $(shell find Sources/Stacker -name '*.swift' | LC_ALL=C sort)
 FUZZ_HARNESS  := $(sort $(wildcard Fuzz/*.swift))
 
-# C modules: -I on the folders holding module.modulemap, plus pkg-config.
+# C modules: -I on every folder holding a module.modulemap under
+# Sources/C*, plus pkg-config, so a new C module needs no edit here.
 # (LibRaw is opened with dlopen, like cfitsio, so it needs no flags here;
 # their two C targets' loader.c, which define the function tables, are
 # compiled into FUZZ_LOADERS.)
 FUZZ_PKGS     := libturbojpeg libpng libtiff-4 libheif cfitsio fftw3f openblas lcms2 zlib
-FUZZ_CMODS    := -I Sources/CTurboJPEG -I Sources/CPNG -I Sources/CTIFF -I Sources/CHEIF -I Sources/CFITSIO/include -I Sources/CFFTW \
-                 -I Sources/CBLAS -I Sources/CWarpKernels -I Sources/CStoreKernels -I Sources/CMalloc -I Sources/CLCMS2 -I Sources/CLibRaw/include
+FUZZ_CMODMAPS := $(sort $(wildcard Sources/C*/module.modulemap Sources/C*/include/module.modulemap))
+FUZZ_CMODS    := $(foreach m,$(FUZZ_CMODMAPS),-I $(patsubst %/,%,$(dir $(m))))
+FUZZ_CHEADERS := $(sort $(wildcard Sources/C*/shim.h Sources/C*/include/shim.h))
 FUZZ_LOADERS  := $(FUZZ_DIR)/CFITSIO-loader.o $(FUZZ_DIR)/CLibRaw-loader.o
 FUZZ_PKG_CFLAGS = $(foreach f,$(shell pkg-config --cflags $(FUZZ_PKGS)),-Xcc $(f))
 FUZZ_PKG_LIBS   = $(foreach f,$(shell pkg-config --libs $(FUZZ_PKGS)),$(if $(filter -L%,$(f)),$(f) -Xlinker -rpath -Xlinker $(patsubst -L%,%,$(f)),$(f)))
@@ -59,7 +61,7 @@ export LSAN_OPTIONS ?= suppressions=$(CURDIR)/Fuzz/lsan.supp:print_suppressions=
 
 .PHONY: fuzz fuzz-build fuzz-replay fuzz-clean test-asan
 
-$(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG_SRC) Sources/CWarpKernels/shim.h Fuzz/fuzz.mk
+$(FUZZ_DIR)/mods/Registration.swiftmodule $(FUZZ_DIR)/Registration.o: $(FUZZ_REG_SRC) $(FUZZ_CHEADERS) Fuzz/fuzz.mk
 	@mkdir -p $(FUZZ_DIR)/mods
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Registration -wmo \
 	  $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
@@ -73,7 +75,7 @@ $(FUZZ_DIR)/%-loader.o: Sources/%/loader.c Sources/%/include/shim.h Fuzz/fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	clang -O1 -g -fsanitize=address,fuzzer-no-link $(shell pkg-config --cflags cfitsio) -I Sources/$*/include -c -o $@ $<
 
-$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) Sources/CPNG/shim.h Sources/CTurboJPEG/shim.h Sources/CTIFF/shim.h Sources/CHEIF/shim.h Sources/CFITSIO/include/shim.h Sources/CLCMS2/shim.h Sources/CLibRaw/include/shim.h Sources/CStoreKernels/shim.h Fuzz/fuzz.mk
+$(FUZZ_BIN): $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) $(FUZZ_CHEADERS) Fuzz/fuzz.mk
 	$(SWIFTC) $(FUZZ_SWIFTFLAGS) -sanitize=fuzzer,address -module-name Stacker \
 	  -I $(FUZZ_DIR)/mods $(FUZZ_CMODS) $(FUZZ_PKG_CFLAGS) \
 	  $(FUZZ_STK_SRC) $(FUZZ_HARNESS) $(FUZZ_DIR)/Registration.o $(FUZZ_LOADERS) \
