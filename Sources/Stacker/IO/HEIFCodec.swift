@@ -135,8 +135,12 @@ private final class HEIFImageHandle {
     func colourProfile(limit: Int) -> [UInt8]? {
         if let icc = iccProfile(limit: limit) { return icc }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
-        guard heif_image_handle_get_nclx_color_profile(raw, &nclx).code == heif_error_Ok, let nclx else { return nil }
-        defer { heif_nclx_color_profile_free(nclx) }
+        let error = heif_image_handle_get_nclx_color_profile(raw, &nclx)
+        // libheif 1.15 allocates the profile before it checks the code
+        // points, and hands it over with the error for ones it does not
+        // know (unspecified primaries): it is ours to free either way.
+        defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        guard error.code == heif_error_Ok, let nclx else { return nil }
         let made = CodePoints.profile(primaries: Int(nclx.pointee.color_primaries.rawValue),
                                       transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
         return made ?? nil
