@@ -25,7 +25,7 @@ public func register(_ frames: [FrameSource], options: StackOptions = StackOptio
     var o = options
     o.product = .records
     o.decodeForm = StackPlan.referenceForm(options)
-    // The average's combiner allocates no frame store; nothing is folded.
+    // Nothing is combined: the pipeline allocates no accumulator or store.
     o.mode = .average
     o.rejection = nil
     o.keep = nil

@@ -12,6 +12,9 @@ struct Combiner {
         /// A robust kernel over Y on the full grid and over Cb, Cr on the
         /// grid shrunk by `factor`, turned into RGB at the end.
         case robustYCbCr(luma: any RobustFrameStore, chroma: any RobustFrameStore, RobustKernel, factor: Int)
+        /// Registration only (`register`): frames are neither folded nor
+        /// kept, so no accumulator or store is allocated.
+        case nothing
         /// Held only while a fold runs, so the accumulator's buffers are not shared (no copy-on-write).
         case folding
     }
@@ -23,11 +26,17 @@ struct Combiner {
     /// A combiner for `frameCount` frames as `plan` lays it out; frame
     /// stores spill to `temporaryDirectory`. The average's frames come
     /// through `add(_:threads:)`, a robust kernel's through `frameStores`.
+    /// With `combines` false (registration only) it allocates nothing,
+    /// folds nothing and cannot be finished.
     init(plan: StackPlan.Combination, width: Int, height: Int, channels: Int, frameCount: Int,
-         temporaryDirectory: FilePath, makesRejectionMap: Bool = false) throws {
+         temporaryDirectory: FilePath, makesRejectionMap: Bool = false, combines: Bool = true) throws {
         self.width = width
         self.height = height
         self.makesRejectionMap = makesRejectionMap
+        guard combines else {
+            state = .nothing
+            return
+        }
         func store(_ layout: StackPlan.StoreLayout) throws -> any RobustFrameStore {
             try Self.robustStore(deferred: layout.deferred, width: layout.width, height: layout.height,
                                  channels: layout.channels, frameCount: frameCount, depth: layout.depth,
@@ -82,7 +91,7 @@ struct Combiner {
         case .robustYCbCr(let luma, let chroma, _, _):
             luma.drop(frame: index)
             chroma.drop(frame: index)
-        case .average, .averageYCbCr, .folding:
+        case .average, .averageYCbCr, .nothing, .folding:
             preconditionFailure("Combiner.drop: a streaming average cannot leave a frame out")
         }
     }
@@ -124,7 +133,7 @@ struct Combiner {
             return times
         case .folding:
             preconditionFailure("Combiner.add re-entered during a fold")
-        case .robust, .robustYCbCr:
+        case .robust, .robustYCbCr, .nothing:
             return AverageAccumulator.FoldTimes()
         }
     }
@@ -200,6 +209,8 @@ struct Combiner {
             let rgb = YCbCr.rgb(luma: y.removeFirst(), cb: c.planes[0], cr: c.planes[1], factor: factor, threads: threads)
             let total = seconds(since: start)
             return (rgb, total > 0 ? (ySeconds * yShare + cSeconds * cShare) / total : 0)
+        case .nothing:
+            preconditionFailure("Combiner.finish: a registration-only combiner has nothing to finish")
         case .folding:
             preconditionFailure("Combiner.finish called during a fold or twice")
         }

@@ -63,7 +63,8 @@ enum StackPipeline {
         var combiner = try Combiner(plan: plan.combination, width: reference.width, height: reference.height,
                                     channels: reference.channels, frameCount: sources.count,
                                     temporaryDirectory: options.temporaryDirectory,
-                                    makesRejectionMap: plan.makesRejectionMap)
+                                    makesRejectionMap: plan.makesRejectionMap,
+                                    combines: options.product != .records)
         let registration = Latch<RegistrationSetup>()
         // Released once its luma is made; the worker that prepares the
         // reference holds the other reference to it, and frees it with it.
