@@ -309,9 +309,7 @@ public final class FrameStore: @unchecked Sendable {
     private func writeRows(_ rows: Range<Int>, frame index: Int, samples source: [UnsafePointer<Float>],
                            coverage mask: UnsafePointer<Float>, gains: [(gain: Float, offset: Float)] = [],
                            knownRuns: (Int) -> Range<Int>? = { _ in nil }) {
-        let k = (0..<channels).map { c -> (gain: Float, offset: Float)? in
-            c < gains.count && (gains[c].gain != 1 || gains[c].offset != 0) ? gains[c] : nil
-        }
+        let k = (0..<channels).map { Normalization.acting(gains, channel: $0) }
         switch depth {
         case .eight: writeRows(rows, frame: index, samples: source, coverage: mask, gains: k, knownRuns: knownRuns, as: UInt8.self)
         case .sixteen: writeRows(rows, frame: index, samples: source, coverage: mask, gains: k, knownRuns: knownRuns, as: UInt16.self)

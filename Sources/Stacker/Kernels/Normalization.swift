@@ -41,9 +41,10 @@ public enum Normalization: String, Sendable, CaseIterable {
 
     /// Applies per-channel `(gain, offset)` to `planes` in place.
     public static func apply(_ coefficients: [(gain: Float, offset: Float)], to planes: inout [Plane]) {
-        for c in planes.indices where c < coefficients.count {
+        for c in planes.indices {
+            guard let k = acting(coefficients, channel: c) else { continue }
             planes[c].pixels.withUnsafeMutableBufferPointer { p in
-                if let base = p.baseAddress { apply(coefficients[c], to: base, count: p.count) }
+                if let base = p.baseAddress { apply(k, to: base, count: p.count) }
             }
         }
     }
@@ -53,14 +54,20 @@ public enum Normalization: String, Sendable, CaseIterable {
     /// leave a channel as it is).
     static func apply(_ coefficients: [(gain: Float, offset: Float)],
                       to channels: [UnsafeMutablePointer<Float>], count: Int) {
-        for (c, p) in channels.enumerated() where c < coefficients.count {
-            apply(coefficients[c], to: p, count: count)
+        for (c, p) in channels.enumerated() {
+            if let k = acting(coefficients, channel: c) { apply(k, to: p, count: count) }
         }
     }
 
-    /// `x′ = gain · x + offset` on `count` samples at `p` (nothing for 1, 0).
+    /// Channel `c`'s coefficients when they change it; nil when they are
+    /// missing or `(1, 0)`, which leave it as it is.
+    static func acting(_ coefficients: [(gain: Float, offset: Float)], channel c: Int) -> (gain: Float, offset: Float)? {
+        guard c < coefficients.count, coefficients[c].gain != 1 || coefficients[c].offset != 0 else { return nil }
+        return coefficients[c]
+    }
+
+    /// `x′ = gain · x + offset` on `count` samples at `p`.
     private static func apply(_ k: (gain: Float, offset: Float), to p: UnsafeMutablePointer<Float>, count: Int) {
-        guard k.gain != 1 || k.offset != 0 else { return }
         for i in 0..<count { p[i] = k.gain * p[i] + k.offset }
     }
 }
